@@ -1,0 +1,35 @@
+# The project installs its own toolchain: Bun comes from the npm registry as a devDependency.
+BUN := node_modules/.bin/bun
+export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
+
+.PHONY: run test build check lint fmt typecheck migrations bench clean
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+run: node_modules/.installed
+	SVC_DB_PATH=$${SVC_DB_PATH:-./data/svc.db} $(BUN) run cli/svc.ts serve --demo
+
+test: node_modules/.installed typecheck lint
+	$(BUN) test
+
+typecheck: node_modules/.installed
+	node_modules/.bin/tsc -p tsconfig.json
+
+lint: node_modules/.installed
+	node_modules/.bin/biome check .
+
+fmt: node_modules/.installed
+	node_modules/.bin/biome check --write .
+
+migrations: node_modules/.installed
+	node_modules/.bin/drizzle-kit generate
+	$(BUN) run scripts/gen-migrations-index.ts
+
+build: node_modules/.installed
+	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc.ts --outfile dist/svc
+	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc-mcp.ts --outfile dist/svc-mcp
+
+clean:
+	rm -rf dist node_modules

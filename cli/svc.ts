@@ -1,0 +1,66 @@
+#!/usr/bin/env bun
+// svc serve [--demo] | migrate | admin … | version
+import { runAdminCommand } from "../src/admin/cli";
+import { ConfigError, loadConfig } from "../src/config";
+import { migrate, openDatabase } from "../src/db/open";
+import { startServer, VERSION } from "../src/main";
+
+const USAGE = `usage: svc <command>
+  serve [--demo]   apply migrations, start the HTTP server and background workers
+  migrate          apply pending migrations and exit
+  admin …          administration on the database file (svc admin help)
+  version          print the version`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "version":
+    case "--version":
+      console.log(VERSION);
+      return 0;
+    case "serve": {
+      const config = loadConfig();
+      const server = await startServer(config, { demo: rest.includes("--demo") });
+      const onSignal = (signal: string) => {
+        server.services.logger.info("signal", { signal });
+        server.stop().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.on("SIGTERM", () => onSignal("SIGTERM"));
+      process.on("SIGINT", () => onSignal("SIGINT"));
+      return -1; // keep running
+    }
+    case "migrate": {
+      const config = loadConfig();
+      const database = openDatabase(config.dbPath);
+      migrate(database.db);
+      database.close();
+      console.log(`migrations applied to ${config.dbPath}`);
+      return 0;
+    }
+    case "admin":
+      return runAdminCommand(loadConfig(), rest);
+    case undefined:
+    case "help":
+    case "--help":
+      console.log(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      console.error(`unknown command "${command}"\n${USAGE}`);
+      return 2;
+  }
+}
+
+try {
+  const code = await main(process.argv.slice(2));
+  if (code >= 0) process.exit(code);
+} catch (e) {
+  if (e instanceof ConfigError) {
+    console.error(`configuration error: ${e.message}`);
+    process.exit(2);
+  }
+  console.error(e instanceof Error ? e.message : String(e));
+  process.exit(1);
+}

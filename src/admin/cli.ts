@@ -1,0 +1,183 @@
+// `svc admin …`: the admin operations on the database file, through the same AdminService as
+// the admin API. Results are printed as JSON; errors as the API's envelope on stderr.
+import { parseArgs } from "node:util";
+import type { Config } from "../config";
+import { ApiError, errorEnvelope } from "../http/errors";
+import { openServices } from "../main";
+
+const HELP = `usage: svc admin <object> <action> [options]
+  company create --name NAME --inn INN [--kpp KPP]
+  company list
+  account create --company ID --bank BANK --number 20DIGITS --bik 9DIGITS [--currency RUB] [--alias A]
+                 [--ops-per-day N] [--opening-balance RUB] [--credentials JSON]
+  account list [--company ID]
+  token create --company ID --name NAME --purpose integration|mcp [--mode live|test]
+               [--read-statements] [--send-payments] [--account ID]... [--allow-ip IP/CIDR]...
+               [--rate-limit N] [--expires-at ISO]
+               (each --account gets read and/or send rights as the scopes given)
+  token list [--company ID]
+  token revoke ID
+  audit [--token ID] [--action A] [--limit N]`;
+
+const OPTIONS = {
+  name: { type: "string" },
+  inn: { type: "string" },
+  kpp: { type: "string" },
+  company: { type: "string" },
+  bank: { type: "string" },
+  number: { type: "string" },
+  bik: { type: "string" },
+  currency: { type: "string" },
+  alias: { type: "string" },
+  "ops-per-day": { type: "string" },
+  "opening-balance": { type: "string" },
+  credentials: { type: "string" },
+  purpose: { type: "string" },
+  mode: { type: "string" },
+  "read-statements": { type: "boolean" },
+  "send-payments": { type: "boolean" },
+  account: { type: "string", multiple: true },
+  "allow-ip": { type: "string", multiple: true },
+  "rate-limit": { type: "string" },
+  "expires-at": { type: "string" },
+  token: { type: "string" },
+  action: { type: "string" },
+  limit: { type: "string" },
+} as const;
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined) throw new UsageError(`--${flag} is required`);
+  return value;
+}
+
+function optionalInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value)) throw new UsageError(`--${flag} must be an integer`);
+  return Number(value);
+}
+
+class UsageError extends Error {}
+
+export async function runAdminCommand(config: Config, argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${HELP}`);
+    return 2;
+  }
+  const { values: v, positionals } = parsed;
+  const [object, action, arg] = positionals;
+  if (!object || object === "help") {
+    console.log(HELP);
+    return object ? 0 : 2;
+  }
+  const services = openServices(config, { logger: undefined });
+  const admin = services.admin;
+  const actor = { requestId: "cli", ip: null };
+  try {
+    let result: unknown;
+    switch (`${object} ${action ?? ""}`.trim()) {
+      case "company create":
+        result = admin.createCompany(
+          { name: required(v.name, "name"), inn: required(v.inn, "inn"), kpp: v.kpp },
+          actor,
+        );
+        break;
+      case "company list":
+        result = { companies: admin.listCompanies() };
+        break;
+      case "account create": {
+        const opening = v["opening-balance"];
+        result = admin.createBankAccount(
+          {
+            company_id: required(v.company, "company"),
+            bank: required(v.bank, "bank"),
+            account_number: required(v.number, "number"),
+            bik: required(v.bik, "bik"),
+            currency: v.currency,
+            alias: v.alias,
+            credentials:
+              v.credentials === undefined
+                ? undefined
+                : (JSON.parse(v.credentials) as Record<string, unknown>),
+            sandbox:
+              v["ops-per-day"] === undefined && opening === undefined
+                ? undefined
+                : {
+                    ops_per_day: optionalInt(v["ops-per-day"], "ops-per-day"),
+                    opening_balance: opening === undefined ? undefined : Number(opening),
+                  },
+          },
+          actor,
+        );
+        break;
+      }
+      case "account list":
+        result = { bank_accounts: admin.listBankAccounts(v.company) };
+        break;
+      case "token create": {
+        const purpose = required(v.purpose, "purpose");
+        if (purpose !== "integration" && purpose !== "mcp")
+          throw new UsageError("--purpose is integration or mcp");
+        const mode = v.mode ?? "live";
+        if (mode !== "live" && mode !== "test") throw new UsageError("--mode is live or test");
+        const created = admin.createToken(
+          {
+            company_id: required(v.company, "company"),
+            name: required(v.name, "name"),
+            purpose,
+            mode,
+            scope_read_statements: v["read-statements"] ?? false,
+            scope_send_payments: v["send-payments"] ?? false,
+            accounts: (v.account ?? []).map((id) => ({
+              bank_account_id: id,
+              allow_read_statements: v["read-statements"] ?? false,
+              allow_send_payments: v["send-payments"] ?? false,
+            })),
+            allowed_ips: v["allow-ip"] ?? [],
+            rate_limit_per_minute: optionalInt(v["rate-limit"], "rate-limit") ?? null,
+            expires_at: v["expires-at"] ?? null,
+          },
+          actor,
+        );
+        console.error('The raw token is printed once, in the "token" field. Store it now.');
+        result = created;
+        break;
+      }
+      case "token list":
+        result = { tokens: admin.listTokens(v.company) };
+        break;
+      case "token revoke":
+        result = admin.revokeToken(required(arg, "token id (positional)"), actor);
+        break;
+      case "audit":
+        result = admin.auditLog({
+          api_token_id: v.token,
+          action: v.action,
+          limit: optionalInt(v.limit, "limit"),
+        });
+        break;
+      default:
+        throw new UsageError(`unknown admin command "${positionals.join(" ")}"`);
+    }
+    console.log(JSON.stringify(result, null, 2));
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`${e.message}\n${HELP}`);
+      return 2;
+    }
+    if (e instanceof ApiError) {
+      console.error(JSON.stringify(errorEnvelope(e)));
+      return 1;
+    }
+    if (e instanceof SyntaxError) {
+      console.error(`--credentials must be a JSON object: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  } finally {
+    services.database.close();
+  }
+}

@@ -1,0 +1,504 @@
+// Administration: companies, bank accounts, tokens and the audit log. Used by the admin API,
+// the admin pages and the `svc admin` command alike. Every change is audited.
+import type { AuditEntry, AuditLog } from "../audit/audit-log";
+import { isSandboxBank } from "../auth/access-policy";
+import { DEFAULT_RATE_LIMIT } from "../auth/guard";
+import { parseIpRange } from "../auth/ip";
+import type { SecretBox } from "../auth/secret-box";
+import {
+  generateToken,
+  hashToken,
+  type TokenMode,
+  type TokenPurpose,
+  tokenDisplayPrefix,
+} from "../auth/tokens";
+import { type Clock, newId } from "../clock";
+import type {
+  BankAccountRecord,
+  BankAccountRepository,
+  CompanyRepository,
+  CompanyRow,
+} from "../db/repos/accounts";
+import type { AccountGrant, ApiTokenRow, TokenRepository } from "../db/repos/tokens";
+import { maskAccountNumber } from "../formats/mask";
+import { kopecksToJsonNumber } from "../formats/money";
+import { isValidInn, isValidKpp } from "../formats/validators";
+import { ApiError, validationError } from "../http/errors";
+
+export interface AdminActor {
+  requestId?: string | null;
+  ip?: string | null;
+}
+
+export interface CompanyView {
+  company_id: string;
+  name: string;
+  inn: string;
+  kpp: string | null;
+  created_at: string;
+}
+
+export interface BankAccountView {
+  bank_account_id: string;
+  company_id: string;
+  bank: string;
+  alias: string;
+  account_number_masked: string;
+  bik: string;
+  currency: string;
+  sandbox: { ops_per_day: number; opening_balance: number } | null;
+  created_at: string;
+}
+
+export interface TokenGrantView {
+  bank_account_id: string;
+  allow_read_statements: boolean;
+  allow_send_payments: boolean;
+}
+
+export interface TokenView {
+  api_token_id: string;
+  company_id: string;
+  name: string;
+  purpose: TokenPurpose;
+  mode: TokenMode;
+  token_prefix: string;
+  scopes: { read_statements: boolean; send_payments: boolean };
+  accounts: TokenGrantView[];
+  allowed_ips: string[];
+  rate_limit_per_minute: number;
+  rate_limit_is_default: boolean;
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface CreateCompanyInput {
+  name: string;
+  inn: string;
+  kpp?: string | null;
+}
+
+export interface CreateBankAccountInput {
+  company_id: string;
+  bank: string;
+  account_number: string;
+  bik: string;
+  currency?: string;
+  alias?: string;
+  credentials?: Record<string, unknown>;
+  sandbox?: { ops_per_day?: number; opening_balance?: number };
+}
+
+export interface TokenGrantInput {
+  bank_account_id: string;
+  allow_read_statements?: boolean;
+  allow_send_payments?: boolean;
+}
+
+export interface CreateTokenInput {
+  company_id: string;
+  name: string;
+  purpose: TokenPurpose;
+  mode?: TokenMode;
+  scope_read_statements?: boolean;
+  scope_send_payments?: boolean;
+  accounts?: TokenGrantInput[];
+  allowed_ips?: string[];
+  rate_limit_per_minute?: number | null;
+  expires_at?: string | null;
+}
+
+export interface PatchTokenInput {
+  name?: string;
+  scopes?: { read_statements?: boolean; send_payments?: boolean };
+  scope_read_statements?: boolean;
+  scope_send_payments?: boolean;
+  accounts?: TokenGrantInput[];
+  allowed_ips?: string[];
+  rate_limit_per_minute?: number | null;
+  expires_at?: string | null;
+}
+
+export interface AuditLogQueryInput {
+  api_token_id?: string;
+  action?: string;
+  since?: string;
+  until?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+const ALIAS_RE = /^[A-Za-z0-9_-]{1,32}$/;
+const DEFAULT_SANDBOX_OPS_PER_DAY = 5;
+const DEFAULT_SANDBOX_OPENING_BALANCE = 100_000_000; // 1 000 000.00 RUB in kopecks
+
+export interface AdminDeps {
+  clock: Clock;
+  companies: CompanyRepository;
+  accounts: BankAccountRepository;
+  tokens: TokenRepository;
+  audit: AuditLog;
+  secretBox: SecretBox | null;
+  knownBanks: () => string[];
+}
+
+export class AdminService {
+  constructor(private readonly deps: AdminDeps) {}
+
+  // ---- companies
+
+  createCompany(input: CreateCompanyInput, actor: AdminActor = {}): CompanyView {
+    const name = input.name.trim();
+    if (name.length === 0 || name.length > 256)
+      throw validationError("name", "Название: от 1 до 256 символов");
+    if (!isValidInn(input.inn)) throw validationError("inn", "Неверный ИНН (формат или контрольная сумма)");
+    const kpp = input.kpp ?? null;
+    if (kpp !== null && !isValidKpp(kpp)) throw validationError("kpp", "Неверный КПП");
+    const row: CompanyRow = { id: newId(), name, inn: input.inn, kpp, createdAt: this.now() };
+    this.deps.companies.insert(row);
+    this.audit("admin.company.create", row.id, { name, inn: input.inn }, actor);
+    return companyView(row);
+  }
+
+  listCompanies(): CompanyView[] {
+    return this.deps.companies.list().map(companyView);
+  }
+
+  // ---- bank accounts
+
+  createBankAccount(input: CreateBankAccountInput, actor: AdminActor = {}): BankAccountView {
+    const company = this.deps.companies.findById(input.company_id);
+    if (!company) throw new ApiError("not_found", "Компания не найдена", { field: "company_id" });
+    if (!this.deps.knownBanks().includes(input.bank)) {
+      throw validationError("bank", `Неизвестный банк; доступны: ${this.deps.knownBanks().join(", ")}`);
+    }
+    if (!/^\d{20}$/.test(input.account_number)) {
+      throw validationError("account_number", "Номер счёта: ровно 20 цифр");
+    }
+    if (!/^\d{9}$/.test(input.bik)) throw validationError("bik", "БИК: ровно 9 цифр");
+    const currency = input.currency ?? "RUB";
+    if (!/^[A-Z]{3}$/.test(currency)) throw validationError("currency", "Валюта: три заглавные буквы (RUB)");
+    const alias = input.alias ?? input.account_number.slice(-4);
+    if (!ALIAS_RE.test(alias))
+      throw validationError("alias", "Псевдоним: 1–32 символа A-Z, a-z, 0-9, _ или -");
+
+    let sandboxOps: number | null = null;
+    let sandboxOpening: number | null = null;
+    if (isSandboxBank(input.bank)) {
+      sandboxOps = input.sandbox?.ops_per_day ?? DEFAULT_SANDBOX_OPS_PER_DAY;
+      if (!Number.isInteger(sandboxOps) || sandboxOps < 1 || sandboxOps > 5000) {
+        throw validationError("sandbox.ops_per_day", "ops_per_day: целое от 1 до 5000");
+      }
+      const opening = input.sandbox?.opening_balance;
+      if (opening === undefined) sandboxOpening = DEFAULT_SANDBOX_OPENING_BALANCE;
+      else {
+        const kopecks = Math.round(opening * 100);
+        if (!Number.isFinite(opening) || opening < 0 || Math.abs(kopecks - opening * 100) > 1e-6) {
+          throw validationError(
+            "sandbox.opening_balance",
+            "opening_balance: неотрицательная сумма, до 2 знаков",
+          );
+        }
+        sandboxOpening = kopecks;
+      }
+    } else if (input.sandbox !== undefined) {
+      throw validationError("sandbox", "Параметры sandbox допустимы только для тестовых банков");
+    }
+
+    let credentialsEnc: Buffer | null = null;
+    if (input.credentials !== undefined) {
+      if (!this.deps.secretBox) {
+        throw validationError("credentials", "Хранение реквизитов банка невозможно: не задан SVC_SECRET_KEY");
+      }
+      credentialsEnc = this.deps.secretBox.seal(JSON.stringify(input.credentials));
+    }
+
+    const id = newId();
+    this.deps.accounts.insert({
+      id,
+      companyId: company.id,
+      bank: input.bank,
+      accountNumber: input.account_number,
+      bik: input.bik,
+      currency,
+      alias,
+      credentialsEnc,
+      sandboxOpsPerDay: sandboxOps,
+      sandboxOpeningBalance: sandboxOpening,
+      createdAt: this.now(),
+    });
+    // The audit entry names the account but never its credentials.
+    this.audit("admin.bank_account.create", id, { company_id: company.id, bank: input.bank, alias }, actor);
+    return bankAccountView(this.deps.accounts.findById(id)!);
+  }
+
+  listBankAccounts(companyId?: string): BankAccountView[] {
+    return this.deps.accounts.list(companyId).map(bankAccountView);
+  }
+
+  findBankAccount(id: string): BankAccountRecord {
+    const account = this.deps.accounts.findById(id);
+    if (!account) throw new ApiError("not_found", "Счёт не найден");
+    return account;
+  }
+
+  // ---- tokens
+
+  createToken(input: CreateTokenInput, actor: AdminActor = {}): TokenView & { token: string } {
+    const company = this.deps.companies.findById(input.company_id);
+    if (!company) throw new ApiError("not_found", "Компания не найдена", { field: "company_id" });
+    const name = input.name.trim();
+    if (name.length === 0 || name.length > 128)
+      throw validationError("name", "Имя токена: от 1 до 128 символов");
+    const mode = input.mode ?? "live";
+    const scopeSend = input.scope_send_payments ?? false;
+    const grants = this.checkGrants(company.id, input.purpose, input.accounts ?? []);
+    if (input.purpose === "mcp" && scopeSend) {
+      throw validationError("scope_send_payments", "Токен агента (mcp) не может получить право на платежи");
+    }
+    const allowedIps = this.checkIps(input.allowed_ips ?? []);
+    const rateLimit = checkRateLimit(input.rate_limit_per_minute ?? null);
+    const expiresAt = checkExpiry(input.expires_at ?? null);
+
+    const raw = generateToken(mode);
+    const row: ApiTokenRow = {
+      id: newId(),
+      companyId: company.id,
+      name,
+      purpose: input.purpose,
+      mode,
+      tokenHash: hashToken(raw),
+      tokenPrefix: tokenDisplayPrefix(raw),
+      scopeReadStatements: input.scope_read_statements ?? false,
+      scopeSendPayments: scopeSend,
+      allowedIps,
+      rateLimitPerMinute: rateLimit,
+      expiresAt,
+      revokedAt: null,
+      createdAt: this.now(),
+      lastUsedAt: null,
+    };
+    this.deps.tokens.insert(row, grants);
+    this.audit(
+      "admin.token.create",
+      row.id,
+      { company_id: company.id, name, purpose: input.purpose, mode },
+      actor,
+    );
+    return { ...this.tokenView(row.id), token: raw };
+  }
+
+  listTokens(companyId?: string): TokenView[] {
+    return this.deps.tokens.list(companyId).map((row) => tokenView(row, this.deps.tokens.grants(row.id)));
+  }
+
+  tokenView(id: string): TokenView {
+    const row = this.deps.tokens.findById(id);
+    if (!row) throw new ApiError("not_found", "Токен не найден");
+    return tokenView(row, this.deps.tokens.grants(id));
+  }
+
+  patchToken(id: string, input: PatchTokenInput, actor: AdminActor = {}): TokenView {
+    const row = this.deps.tokens.findById(id);
+    if (!row) throw new ApiError("not_found", "Токен не найден");
+    const patch: Partial<ApiTokenRow> = {};
+    if (input.name !== undefined) {
+      const name = input.name.trim();
+      if (name.length === 0 || name.length > 128)
+        throw validationError("name", "Имя токена: от 1 до 128 символов");
+      patch.name = name;
+    }
+    const read = input.scopes?.read_statements ?? input.scope_read_statements;
+    const send = input.scopes?.send_payments ?? input.scope_send_payments;
+    if (read !== undefined) patch.scopeReadStatements = read;
+    if (send !== undefined) {
+      if (row.purpose === "mcp" && send) {
+        throw validationError("scope_send_payments", "Токен агента (mcp) не может получить право на платежи");
+      }
+      patch.scopeSendPayments = send;
+    }
+    if (input.allowed_ips !== undefined) patch.allowedIps = this.checkIps(input.allowed_ips);
+    if (input.rate_limit_per_minute !== undefined)
+      patch.rateLimitPerMinute = checkRateLimit(input.rate_limit_per_minute);
+    if (input.expires_at !== undefined) patch.expiresAt = checkExpiry(input.expires_at);
+    const grants = input.accounts ? this.checkGrants(row.companyId, row.purpose, input.accounts) : undefined;
+    this.deps.tokens.update(id, patch, grants);
+    this.audit("admin.token.update", id, input, actor);
+    return this.tokenView(id);
+  }
+
+  revokeToken(id: string, actor: AdminActor = {}): TokenView {
+    const row = this.deps.tokens.findById(id);
+    if (!row) throw new ApiError("not_found", "Токен не найден");
+    if (row.revokedAt === null) {
+      this.deps.tokens.update(id, { revokedAt: this.now() });
+      this.audit("admin.token.revoke", id, undefined, actor);
+    }
+    return this.tokenView(id);
+  }
+
+  // ---- audit log
+
+  auditLog(q: AuditLogQueryInput): { entries: AuditEntry[]; next_cursor: string | null } {
+    const limit = q.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+      throw validationError("limit", "limit: от 1 до 500");
+    for (const field of ["since", "until"] as const) {
+      const v = q[field];
+      if (v !== undefined && Number.isNaN(Date.parse(v)))
+        throw validationError(field, `${field}: ожидается ISO 8601`);
+    }
+    let beforeId: number | undefined;
+    if (q.cursor !== undefined) {
+      const decoded = decodeCursor(q.cursor);
+      if (decoded === null) throw validationError("cursor", "Неверный курсор");
+      beforeId = decoded;
+    }
+    const entries = this.deps.audit.query({
+      apiTokenId: q.api_token_id,
+      action: q.action,
+      since: q.since ? new Date(q.since).toISOString() : undefined,
+      until: q.until ? new Date(q.until).toISOString() : undefined,
+      limit: limit + 1,
+      beforeId,
+    });
+    const more = entries.length > limit;
+    const page = more ? entries.slice(0, limit) : entries;
+    return { entries: page, next_cursor: more ? encodeCursor(page[page.length - 1]!.id) : null };
+  }
+
+  // ---- helpers
+
+  private checkGrants(companyId: string, purpose: TokenPurpose, grants: TokenGrantInput[]): AccountGrant[] {
+    const seen = new Set<string>();
+    return grants.map((g, i) => {
+      const account = this.deps.accounts.findById(g.bank_account_id);
+      if (!account || account.companyId !== companyId) {
+        throw validationError(
+          `accounts[${i}].bank_account_id`,
+          "Счёт не найден среди счетов компании токена",
+        );
+      }
+      if (seen.has(account.id)) throw validationError(`accounts[${i}].bank_account_id`, "Счёт указан дважды");
+      seen.add(account.id);
+      if (purpose === "mcp" && g.allow_send_payments) {
+        throw validationError(
+          `accounts[${i}].allow_send_payments`,
+          "Токен агента (mcp) не может получить право на платежи",
+        );
+      }
+      return {
+        bankAccountId: account.id,
+        allowReadStatements: g.allow_read_statements ?? false,
+        allowSendPayments: g.allow_send_payments ?? false,
+      };
+    });
+  }
+
+  private checkIps(ips: string[]): string[] {
+    ips.forEach((ip, i) => {
+      if (!parseIpRange(ip))
+        throw validationError(`allowed_ips[${i}]`, `Неверный IP-адрес или подсеть: ${ip}`);
+    });
+    return ips.map((ip) => ip.trim());
+  }
+
+  private now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+
+  /** Audits an admin action carried out by another service (statements, balances). */
+  recordAction(action: string, target: string, actor: AdminActor, args?: unknown): void {
+    this.audit(action, target, args, actor);
+  }
+
+  private audit(action: string, target: string, args: unknown, actor: AdminActor): void {
+    this.deps.audit.write({
+      at: this.deps.clock.now(),
+      actor: "admin",
+      action,
+      target,
+      arguments: args,
+      outcome: "ok",
+      requestId: actor.requestId ?? null,
+      ip: actor.ip ?? null,
+    });
+  }
+}
+
+function checkRateLimit(value: number | null): number | null {
+  if (value === null) return null;
+  if (!Number.isInteger(value) || value < 1 || value > 10_000) {
+    throw validationError("rate_limit_per_minute", "rate_limit_per_minute: целое от 1 до 10000");
+  }
+  return value;
+}
+
+function checkExpiry(value: string | null): string | null {
+  if (value === null) return null;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}T/.test(value)) {
+    throw validationError("expires_at", "expires_at: ожидается время ISO 8601");
+  }
+  return new Date(ms).toISOString();
+}
+
+export function encodeCursor(id: number | string): string {
+  return Buffer.from(`c:${id}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): number | null {
+  const text = Buffer.from(cursor, "base64url").toString();
+  const m = /^c:(\d{1,15})$/.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+function companyView(row: CompanyRow): CompanyView {
+  return { company_id: row.id, name: row.name, inn: row.inn, kpp: row.kpp, created_at: row.createdAt };
+}
+
+export function bankAccountView(a: BankAccountRecord): BankAccountView {
+  return {
+    bank_account_id: a.id,
+    company_id: a.companyId,
+    bank: a.bank,
+    alias: a.alias,
+    account_number_masked: maskAccountNumber(a.accountNumber),
+    bik: a.bik,
+    currency: a.currency,
+    sandbox:
+      a.sandboxOpsPerDay === null
+        ? null
+        : {
+            ops_per_day: a.sandboxOpsPerDay,
+            opening_balance: kopecksToJsonNumber(a.sandboxOpeningBalance ?? 0),
+          },
+    created_at: a.createdAt,
+  };
+}
+
+function tokenView(row: ApiTokenRow, grants: AccountGrant[]): TokenView {
+  return {
+    api_token_id: row.id,
+    company_id: row.companyId,
+    name: row.name,
+    purpose: row.purpose,
+    mode: row.mode,
+    token_prefix: row.tokenPrefix,
+    scopes: { read_statements: row.scopeReadStatements, send_payments: row.scopeSendPayments },
+    accounts: grants.map((g) => ({
+      bank_account_id: g.bankAccountId,
+      allow_read_statements: g.allowReadStatements,
+      allow_send_payments: g.allowSendPayments,
+    })),
+    allowed_ips: row.allowedIps,
+    rate_limit_per_minute: row.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT[row.purpose],
+    rate_limit_is_default: row.rateLimitPerMinute === null,
+    expires_at: row.expiresAt,
+    revoked_at: row.revokedAt,
+    created_at: row.createdAt,
+    last_used_at: row.lastUsedAt,
+  };
+}

@@ -1,0 +1,78 @@
+// The HTTP application: the spine plus every feature's routes. Tests call app.handle(request).
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import { adminApi } from "./admin/api";
+import type { Services } from "./container";
+import { routeDoc } from "./http/docs";
+import { httpSpine } from "./http/spine";
+import { statementRoutes } from "./statements/routes";
+
+export interface AppOptions {
+  /** How to find the socket peer address; the default asks Bun's server. */
+  socketIp?: (
+    request: Request,
+    server: { requestIP?(r: Request): { address: string } | null } | null,
+  ) => string | null;
+  version?: string;
+}
+
+const defaultSocketIp: NonNullable<AppOptions["socketIp"]> = (request, server) =>
+  server?.requestIP?.(request)?.address ?? null;
+
+export function createApp(services: Services, options: AppOptions = {}) {
+  let routeTable: { method: string; path: string }[] = [];
+  const app = new Elysia()
+    .use(
+      httpSpine({
+        logger: services.logger,
+        trustedProxies: services.trustedProxies,
+        socketIp: options.socketIp ?? defaultSocketIp,
+        routes: () => routeTable,
+      }),
+    )
+    .use(
+      openapi({
+        path: "/docs",
+        specPath: "/docs/json",
+        documentation: {
+          info: {
+            title: "svc",
+            version: options.version ?? "0.0.0",
+            description:
+              "Bank statements for accounting systems (REST) and read-only bank data for AI agents (MCP). " +
+              "Every error is {error: {code, message, details?}}; every response carries X-Request-Id.",
+          },
+          components: {
+            securitySchemes: {
+              bearer: { type: "http", scheme: "bearer", description: "svc_live_… or svc_test_… token" },
+              adminToken: { type: "http", scheme: "bearer", description: "SVC_ADMIN_TOKEN" },
+            },
+          },
+        },
+      }),
+    )
+    .get("/healthz", () => ({ status: "ok" }), {
+      detail: routeDoc("service", "Liveness; 200 once migrations are applied", [], { security: "none" }),
+    })
+    .use(
+      statementRoutes({
+        guard: services.guard,
+        service: services.statements,
+        repo: services.statementRepo,
+        timezone: services.config.timezone,
+        now: () => services.clock.now(),
+      }),
+    )
+    .use(
+      adminApi({
+        admin: services.admin,
+        statements: services.statements,
+        sandboxLog: services.sandboxLog,
+        adminToken: services.config.adminToken,
+      }),
+    );
+  routeTable = app.routes.map((r) => ({ method: r.method, path: r.path }));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,126 @@
+// The audit trail: who did what, when, with which outcome. Agent calls, admin changes and
+// payment actions all land here; entries are never updated.
+import type { Database } from "bun:sqlite";
+
+export interface AuditEntryInput {
+  at: Date;
+  actor: "token" | "admin" | "system";
+  apiTokenId?: string | null;
+  mcpSessionId?: string | null;
+  action: string;
+  tool?: string | null;
+  target?: string | null;
+  arguments?: unknown;
+  outcome: string;
+  durationMs?: number | null;
+  requestId?: string | null;
+  ip?: string | null;
+  transport?: "http" | "stdio" | null;
+}
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  actor: string;
+  api_token_id: string | null;
+  mcp_session_id: string | null;
+  action: string;
+  tool: string | null;
+  target: string | null;
+  arguments: unknown;
+  outcome: string;
+  duration_ms: number | null;
+  request_id: string | null;
+  ip: string | null;
+  transport: string | null;
+}
+
+export interface AuditQuery {
+  apiTokenId?: string;
+  action?: string;
+  since?: string;
+  until?: string;
+  limit: number;
+  beforeId?: number;
+}
+
+const MAX_ARGUMENTS_BYTES = 2048;
+
+/** Arguments as JSON, cut to 2 KB so that a large call cannot bloat the log. */
+export function auditArguments(value: unknown): string | null {
+  if (value === undefined) return null;
+  const json = JSON.stringify(value) ?? null;
+  if (json === null) return null;
+  if (Buffer.byteLength(json) <= MAX_ARGUMENTS_BYTES) return json;
+  return JSON.stringify({ _truncated: true, prefix: json.slice(0, 1500) });
+}
+
+interface AuditRow extends Omit<AuditEntry, "arguments"> {
+  arguments: string | null;
+}
+
+export class AuditLog {
+  private readonly insertStmt;
+
+  constructor(private readonly sqlite: Database) {
+    this.insertStmt = sqlite.query(
+      `INSERT INTO audit_log (at, actor, api_token_id, mcp_session_id, action, tool, target, arguments, outcome,
+                              duration_ms, request_id, ip, transport)
+       VALUES ($at, $actor, $apiTokenId, $mcpSessionId, $action, $tool, $target, $arguments, $outcome,
+               $durationMs, $requestId, $ip, $transport)`,
+    );
+  }
+
+  /** Synchronous: a caller that must not proceed unaudited sees the failure as an exception. */
+  write(e: AuditEntryInput): void {
+    this.insertStmt.run({
+      at: e.at.toISOString(),
+      actor: e.actor,
+      apiTokenId: e.apiTokenId ?? null,
+      mcpSessionId: e.mcpSessionId ?? null,
+      action: e.action,
+      tool: e.tool ?? null,
+      target: e.target ?? null,
+      arguments: auditArguments(e.arguments),
+      outcome: e.outcome,
+      durationMs: e.durationMs ?? null,
+      requestId: e.requestId ?? null,
+      ip: e.ip ?? null,
+      transport: e.transport ?? null,
+    });
+  }
+
+  /** Newest first; `beforeId` continues a previous page. */
+  query(q: AuditQuery): AuditEntry[] {
+    const where: string[] = [];
+    const params: Record<string, string | number> = { limit: q.limit };
+    if (q.apiTokenId) {
+      where.push("api_token_id = $apiTokenId");
+      params.apiTokenId = q.apiTokenId;
+    }
+    if (q.action) {
+      where.push("action = $action");
+      params.action = q.action;
+    }
+    if (q.since) {
+      where.push("at >= $since");
+      params.since = q.since;
+    }
+    if (q.until) {
+      where.push("at < $until");
+      params.until = q.until;
+    }
+    if (q.beforeId !== undefined) {
+      where.push("id < $beforeId");
+      params.beforeId = q.beforeId;
+    }
+    const sql = `SELECT id, at, actor, api_token_id, mcp_session_id, action, tool, target, arguments, outcome,
+                        duration_ms, request_id, ip, transport
+                   FROM audit_log ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+                  ORDER BY id DESC LIMIT $limit`;
+    return this.sqlite
+      .query<AuditRow, [Record<string, string | number>]>(sql)
+      .all(params)
+      .map((r) => ({ ...r, arguments: r.arguments === null ? null : JSON.parse(r.arguments) }));
+  }
+}

@@ -1,0 +1,36 @@
+// The one answer to "may this token use this account?", for REST routes and agent tools alike.
+// Order of the per-account checks: unknown account 404, other company 403 forbidden_company,
+// no per-account allow (or a test token on a non-sandbox bank) 403 forbidden_account.
+import type { BankAccountRecord, BankAccountRepository } from "../db/repos/accounts";
+import { ApiError } from "../http/errors";
+import type { Principal, Scope } from "./guard";
+
+export function isSandboxBank(bank: string): boolean {
+  return bank === "sandbox" || bank.startsWith("sandbox_");
+}
+
+export class AccessPolicy {
+  constructor(private readonly accounts: BankAccountRepository) {}
+
+  /** The account if the principal holds `right` on it; throws the first failing check otherwise. */
+  account(principal: Principal, bankAccountId: string, right: Scope): BankAccountRecord {
+    const account = this.accounts.findById(bankAccountId);
+    if (!account) throw new ApiError("not_found", "Счёт не найден");
+    if (account.companyId !== principal.companyId) throw new ApiError("forbidden_company");
+    if (!this.allows(principal, account, right)) throw new ApiError("forbidden_account");
+    return account;
+  }
+
+  /** Accounts of the principal's company that it holds `right` on. */
+  accessibleAccounts(principal: Principal, right: Scope): BankAccountRecord[] {
+    return this.accounts.list(principal.companyId).filter((a) => this.allows(principal, a, right));
+  }
+
+  allows(principal: Principal, account: BankAccountRecord, right: Scope): boolean {
+    if (account.companyId !== principal.companyId) return false;
+    if (principal.mode === "test" && !isSandboxBank(account.bank)) return false;
+    const grant = principal.grants.get(account.id);
+    if (!grant) return false;
+    return right === "read_statements" ? grant.allowReadStatements : grant.allowSendPayments;
+  }
+}

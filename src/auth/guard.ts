@@ -1,0 +1,125 @@
+// The token guard: the checks of a protected route, in the specification's order, first failure
+// wins: format -> rate limit -> known/revoked/expired -> IP -> purpose -> scope.
+// Per-account checks come later, from the access policy, once the request names an account.
+import type { Clock } from "../clock";
+import type { AccountGrant, TokenAuthRecord, TokenRepository } from "../db/repos/tokens";
+import { ApiError } from "../http/errors";
+import { type IpRange, ipAllowed, parseIpRange } from "./ip";
+import { type RateDecision, type RateLimiter, rateLimitHeaders } from "./rate-limiter";
+import { bearerValue, hashToken, isWellFormedToken, type TokenPurpose } from "./tokens";
+
+export const DEFAULT_RATE_LIMIT: Record<TokenPurpose, number> = { integration: 60, mcp: 300 };
+
+export type Scope = "read_statements" | "send_payments";
+
+export interface Principal {
+  tokenId: string;
+  companyId: string;
+  purpose: TokenPurpose;
+  mode: "live" | "test";
+  scopes: { readStatements: boolean; sendPayments: boolean };
+  grants: Map<string, AccountGrant>;
+}
+
+export interface Authenticated {
+  principal: Principal;
+  rate: RateDecision;
+}
+
+export interface Requirement {
+  purpose: TokenPurpose;
+  scope?: Scope;
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export class TokenGuard {
+  private readonly lastTouched = new Map<string, number>();
+  private readonly ipRangesCache = new Map<string, IpRange[]>();
+
+  constructor(
+    private readonly tokens: TokenRepository,
+    private readonly limiter: RateLimiter,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The presented bearer value if it is well formed; throws 401 invalid_token_format otherwise. */
+  presentedToken(authorization: string | null): string {
+    const value = bearerValue(authorization);
+    if (value === null || !isWellFormedToken(value)) throw new ApiError("invalid_token_format");
+    return value;
+  }
+
+  authenticate(authorization: string | null, clientIp: string | null, need: Requirement): Authenticated {
+    const value = this.presentedToken(authorization);
+    const hash = hashToken(value);
+    const record = this.tokens.findByHash(hash);
+
+    // A value that matches no token is limited by its hash, at the integration default.
+    const rate = record
+      ? this.limiter.hit(record.id, record.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT[record.purpose])
+      : this.limiter.hit(`unknown:${hash}`, DEFAULT_RATE_LIMIT.integration);
+    const headers = rateLimitHeaders(rate);
+    if (!rate.allowed) {
+      throw new ApiError(
+        "rate_limited",
+        undefined,
+        { retry_after_seconds: rate.retryAfterSeconds },
+        { ...headers, "retry-after": String(rate.retryAfterSeconds) },
+      );
+    }
+
+    const now = this.clock.now();
+    if (!record || record.revokedAt !== null || isExpired(record, now)) {
+      throw new ApiError("invalid_token", undefined, undefined, headers);
+    }
+    if (record.allowedIps.length > 0 && !ipAllowed(clientIp, this.ranges(record))) {
+      throw new ApiError("forbidden_ip", undefined, undefined, headers);
+    }
+    if (record.purpose !== need.purpose)
+      throw new ApiError("forbidden_purpose", undefined, undefined, headers);
+    if (need.scope === "read_statements" && !record.scopeReadStatements) {
+      throw new ApiError("forbidden_scope", undefined, { scope: "scope_read_statements" }, headers);
+    }
+    if (need.scope === "send_payments" && !record.scopeSendPayments) {
+      throw new ApiError("forbidden_scope", undefined, { scope: "scope_send_payments" }, headers);
+    }
+
+    this.touch(record.id, now);
+    const grants = new Map(this.tokens.grants(record.id).map((g) => [g.bankAccountId, g]));
+    return {
+      principal: {
+        tokenId: record.id,
+        companyId: record.companyId,
+        purpose: record.purpose,
+        mode: record.mode,
+        scopes: { readStatements: record.scopeReadStatements, sendPayments: record.scopeSendPayments },
+        grants,
+      },
+      rate,
+    };
+  }
+
+  // last_used_at is kept to the minute: no write per request.
+  private touch(tokenId: string, now: Date): void {
+    const previous = this.lastTouched.get(tokenId) ?? 0;
+    if (now.getTime() - previous < LAST_USED_RESOLUTION_MS) return;
+    this.lastTouched.set(tokenId, now.getTime());
+    this.tokens.touch(tokenId, now.toISOString());
+  }
+
+  private ranges(record: TokenAuthRecord): IpRange[] {
+    const key = record.allowedIps.join(",");
+    let ranges = this.ipRangesCache.get(key);
+    if (!ranges) {
+      ranges = record.allowedIps.map(parseIpRange).filter((r): r is IpRange => r !== null);
+      if (this.ipRangesCache.size > 1000) this.ipRangesCache.clear();
+      this.ipRangesCache.set(key, ranges);
+    }
+    return ranges;
+  }
+}
+
+function isExpired(record: TokenAuthRecord, now: Date): boolean {
+  return record.expiresAt !== null && new Date(record.expiresAt).getTime() <= now.getTime();
+}

@@ -1,0 +1,117 @@
+// Builds the services of one process from its configuration and an open database. main.ts and
+// the tests both use it, so tests run the same wiring as production.
+import { AdminService } from "./admin/service";
+import { AuditLog } from "./audit/audit-log";
+import { AccessPolicy } from "./auth/access-policy";
+import { TokenGuard } from "./auth/guard";
+import { type IpRange, parseIpRange } from "./auth/ip";
+import { InMemoryRateLimiter, type RateLimiter } from "./auth/rate-limiter";
+import { SecretBox } from "./auth/secret-box";
+import { BankGateway } from "./bank-gateway";
+import type { BankRegistry } from "./banks/registry";
+import { createSandboxRegistry } from "./banks/registry";
+import { type Clock, dateInZone } from "./clock";
+import type { Config } from "./config";
+import type { OpenedDatabase } from "./db/open";
+import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
+import { SqliteSandboxRequestLog } from "./db/repos/sandbox-requests";
+import { TokenRepository } from "./db/repos/tokens";
+import type { Logger } from "./http/logger";
+import { BalanceRefresher, StatementPoller } from "./statements/poller";
+import { StatementRepository } from "./statements/repository";
+import { StatementService } from "./statements/service";
+
+export interface ServiceOverrides {
+  rateLimiter?: RateLimiter;
+  banks?: (deps: { clock: Clock; sandboxLog: SqliteSandboxRequestLog; today: () => string }) => BankRegistry;
+}
+
+export function buildServices(
+  config: Config,
+  database: OpenedDatabase,
+  clock: Clock,
+  logger: Logger,
+  overrides: ServiceOverrides = {},
+) {
+  const { db, sqlite } = database;
+  const today = () => dateInZone(clock.now(), config.timezone);
+  const companies = new CompanyRepository(db);
+  const accounts = new BankAccountRepository(db, sqlite);
+  const tokens = new TokenRepository(db, sqlite);
+  const audit = new AuditLog(sqlite);
+  const rateLimiter = overrides.rateLimiter ?? new InMemoryRateLimiter(clock);
+  const guard = new TokenGuard(tokens, rateLimiter, clock);
+  const access = new AccessPolicy(accounts);
+  const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
+
+  const sandboxLog = new SqliteSandboxRequestLog(sqlite);
+  const banks = overrides.banks
+    ? overrides.banks({ clock, sandboxLog, today })
+    : createSandboxRegistry({ clock, log: sandboxLog, today });
+  const gateway = new BankGateway(banks, accounts, companies, secretBox);
+  const admin = new AdminService({
+    clock,
+    companies,
+    accounts,
+    tokens,
+    audit,
+    secretBox,
+    knownBanks: () => banks.names(),
+  });
+
+  const statementRepo = new StatementRepository(sqlite);
+  const accountOf = (id: string) => accounts.findById(id);
+  const statements = new StatementService({
+    clock,
+    timezone: config.timezone,
+    balanceStaleSeconds: config.balanceStaleSeconds,
+    repo: statementRepo,
+    access,
+    gateway,
+    accountOf,
+  });
+  const poller = new StatementPoller({
+    repo: statementRepo,
+    gateway,
+    accountOf,
+    clock,
+    logger,
+    today,
+    intervalMs: config.bankPollIntervalMs,
+  });
+  statements.onOrder((id) => poller.dispatch(id));
+  const balanceRefresher = new BalanceRefresher(
+    () => accounts.list(),
+    (account) => statements.refreshBalance(account),
+    config.bankPollIntervalMs * 10,
+    logger,
+  );
+  const trustedProxies = config.trustProxy.map(parseIpRange).filter((r): r is IpRange => r !== null);
+
+  return {
+    config,
+    database,
+    clock,
+    logger,
+    today,
+    companies,
+    accounts,
+    tokens,
+    audit,
+    rateLimiter,
+    guard,
+    access,
+    secretBox,
+    admin,
+    sandboxLog,
+    banks,
+    gateway,
+    statementRepo,
+    statements,
+    poller,
+    balanceRefresher,
+    trustedProxies,
+  };
+}
+
+export type Services = ReturnType<typeof buildServices>;

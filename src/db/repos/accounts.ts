@@ -1,0 +1,91 @@
+import type { Database } from "bun:sqlite";
+import { and, asc, eq } from "drizzle-orm";
+import type { Db } from "../open";
+import { bankAccounts, companies } from "../schema";
+
+export type CompanyRow = typeof companies.$inferSelect;
+export type BankAccountRow = typeof bankAccounts.$inferSelect;
+
+export class CompanyRepository {
+  constructor(private readonly db: Db) {}
+
+  insert(row: CompanyRow): void {
+    this.db.insert(companies).values(row).run();
+  }
+
+  findById(id: string): CompanyRow | null {
+    return this.db.select().from(companies).where(eq(companies.id, id)).get() ?? null;
+  }
+
+  list(): CompanyRow[] {
+    return this.db.select().from(companies).orderBy(asc(companies.createdAt), asc(companies.id)).all();
+  }
+}
+
+export class BankAccountRepository {
+  private readonly byId;
+
+  constructor(
+    private readonly db: Db,
+    sqlite: Database,
+  ) {
+    // Hot path: every account-scoped request resolves its account here.
+    this.byId = sqlite.query<BankAccountRecord, [string]>(
+      `SELECT id, company_id AS companyId, bank, account_number AS accountNumber, bik, currency, alias,
+              sandbox_ops_per_day AS sandboxOpsPerDay, sandbox_opening_balance AS sandboxOpeningBalance,
+              created_at AS createdAt
+         FROM bank_accounts WHERE id = ?`,
+    );
+  }
+
+  insert(row: BankAccountRow): void {
+    this.db.insert(bankAccounts).values(row).run();
+  }
+
+  findById(id: string): BankAccountRecord | null {
+    return this.byId.get(id) ?? null;
+  }
+
+  /** The sealed credentials, for the bank adapter only. */
+  sealedCredentials(id: string): Buffer | null {
+    const row = this.db
+      .select({ c: bankAccounts.credentialsEnc })
+      .from(bankAccounts)
+      .where(eq(bankAccounts.id, id))
+      .get();
+    return row?.c ?? null;
+  }
+
+  list(companyId?: string): BankAccountRecord[] {
+    const q = this.db
+      .select({
+        id: bankAccounts.id,
+        companyId: bankAccounts.companyId,
+        bank: bankAccounts.bank,
+        accountNumber: bankAccounts.accountNumber,
+        bik: bankAccounts.bik,
+        currency: bankAccounts.currency,
+        alias: bankAccounts.alias,
+        sandboxOpsPerDay: bankAccounts.sandboxOpsPerDay,
+        sandboxOpeningBalance: bankAccounts.sandboxOpeningBalance,
+        createdAt: bankAccounts.createdAt,
+      })
+      .from(bankAccounts);
+    const filtered = companyId ? q.where(and(eq(bankAccounts.companyId, companyId))) : q;
+    return filtered.orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id)).all();
+  }
+}
+
+/** An account without its credentials: what everything but the bank adapter sees. */
+export interface BankAccountRecord {
+  id: string;
+  companyId: string;
+  bank: string;
+  accountNumber: string;
+  bik: string;
+  currency: string;
+  alias: string;
+  sandboxOpsPerDay: number | null;
+  sandboxOpeningBalance: number | null;
+  createdAt: string;
+}

@@ -1,0 +1,34 @@
+// The sandbox bank's own request log, persisted so that tests and operators can see exactly which
+// calls reached the (sandbox) bank.
+import type { Database } from "bun:sqlite";
+import type { SandboxRequestEntry, SandboxRequestLog } from "../../banks/sandbox/request-log";
+
+export interface SandboxRequestView {
+  at: string;
+  bank_account_id: string;
+  kind: string;
+  date_from: string | null;
+  date_to: string | null;
+  client_ref: string | null;
+}
+
+export class SqliteSandboxRequestLog implements SandboxRequestLog {
+  private readonly insert;
+
+  constructor(private readonly sqlite: Database) {
+    this.insert = sqlite.query(
+      "INSERT INTO sandbox_requests (at, bank_account_id, kind, date_from, date_to, client_ref) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+  }
+
+  record(e: SandboxRequestEntry): void {
+    this.insert.run(e.at.toISOString(), e.bank_account_id, e.kind, e.date_from, e.date_to, e.client_ref);
+  }
+
+  list(bankAccountId?: string, limit = 1000): SandboxRequestView[] {
+    const sql = `SELECT at, bank_account_id, kind, date_from, date_to, client_ref FROM sandbox_requests
+                  ${bankAccountId ? "WHERE bank_account_id = ?" : ""} ORDER BY id LIMIT ?`;
+    const params = bankAccountId ? [bankAccountId, limit] : [limit];
+    return this.sqlite.query<SandboxRequestView, (string | number)[]>(sql).all(...params);
+  }
+}

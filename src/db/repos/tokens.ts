@@ -1,0 +1,116 @@
+import type { Database } from "bun:sqlite";
+import { asc, eq } from "drizzle-orm";
+import { type Db, IMMEDIATE } from "../open";
+import { apiTokens, tokenAccounts } from "../schema";
+
+export type ApiTokenRow = typeof apiTokens.$inferSelect;
+export type TokenAccountRow = typeof tokenAccounts.$inferSelect;
+
+/** What the guard needs to decide about a presented token. */
+export interface TokenAuthRecord {
+  id: string;
+  companyId: string;
+  purpose: "integration" | "mcp";
+  mode: "live" | "test";
+  scopeReadStatements: boolean;
+  scopeSendPayments: boolean;
+  allowedIps: string[];
+  rateLimitPerMinute: number | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+interface RawAuthRow
+  extends Omit<TokenAuthRecord, "allowedIps" | "scopeReadStatements" | "scopeSendPayments"> {
+  allowedIps: string;
+  scopeReadStatements: number;
+  scopeSendPayments: number;
+}
+
+export interface AccountGrant {
+  bankAccountId: string;
+  allowReadStatements: boolean;
+  allowSendPayments: boolean;
+}
+
+export class TokenRepository {
+  private readonly byHash;
+  private readonly grantsOf;
+  private readonly touchStmt;
+
+  constructor(
+    private readonly db: Db,
+    sqlite: Database,
+  ) {
+    this.byHash = sqlite.query<RawAuthRow, [string]>(
+      `SELECT id, company_id AS companyId, purpose, mode, scope_read_statements AS scopeReadStatements,
+              scope_send_payments AS scopeSendPayments, allowed_ips AS allowedIps,
+              rate_limit_per_minute AS rateLimitPerMinute, expires_at AS expiresAt, revoked_at AS revokedAt
+         FROM api_tokens WHERE token_hash = ?`,
+    );
+    this.grantsOf = sqlite.query<{ bankAccountId: string; r: number; s: number }, [string]>(
+      `SELECT bank_account_id AS bankAccountId, allow_read_statements AS r, allow_send_payments AS s
+         FROM token_accounts WHERE token_id = ?`,
+    );
+    this.touchStmt = sqlite.query<unknown, [string, string]>(
+      `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`,
+    );
+  }
+
+  findByHash(hash: string): TokenAuthRecord | null {
+    const row = this.byHash.get(hash);
+    if (!row) return null;
+    return {
+      ...row,
+      scopeReadStatements: row.scopeReadStatements === 1,
+      scopeSendPayments: row.scopeSendPayments === 1,
+      allowedIps: JSON.parse(row.allowedIps) as string[],
+    };
+  }
+
+  grants(tokenId: string): AccountGrant[] {
+    return this.grantsOf.all(tokenId).map((g) => ({
+      bankAccountId: g.bankAccountId,
+      allowReadStatements: g.r === 1,
+      allowSendPayments: g.s === 1,
+    }));
+  }
+
+  touch(tokenId: string, at: string): void {
+    this.touchStmt.run(at, tokenId);
+  }
+
+  insert(row: ApiTokenRow, grants: AccountGrant[]): void {
+    this.db.transaction((tx) => {
+      tx.insert(apiTokens).values(row).run();
+      for (const g of grants)
+        tx.insert(tokenAccounts)
+          .values({ tokenId: row.id, ...g })
+          .run();
+    });
+  }
+
+  update(id: string, patch: Partial<ApiTokenRow>, grants?: AccountGrant[]): void {
+    this.db.transaction((tx) => {
+      if (Object.keys(patch).length > 0) tx.update(apiTokens).set(patch).where(eq(apiTokens.id, id)).run();
+      if (grants) {
+        tx.delete(tokenAccounts).where(eq(tokenAccounts.tokenId, id)).run();
+        for (const g of grants)
+          tx.insert(tokenAccounts)
+            .values({ tokenId: id, ...g })
+            .run();
+      }
+    }, IMMEDIATE);
+  }
+
+  findById(id: string): ApiTokenRow | null {
+    return this.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get() ?? null;
+  }
+
+  list(companyId?: string): ApiTokenRow[] {
+    const q = this.db.select().from(apiTokens);
+    return (companyId ? q.where(eq(apiTokens.companyId, companyId)) : q)
+      .orderBy(asc(apiTokens.createdAt), asc(apiTokens.id))
+      .all();
+  }
+}

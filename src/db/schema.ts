@@ -1,0 +1,219 @@
+// The relational model. Timestamps are ISO 8601 UTC text unless a name ends in _ms (epoch
+// milliseconds, used where the value is compared on a hot path). Money is integer kopecks.
+import { sql } from "drizzle-orm";
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const companies = sqliteTable("companies", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  inn: text("inn").notNull(),
+  kpp: text("kpp"),
+  createdAt: text("created_at").notNull(),
+});
+
+export const bankAccounts = sqliteTable(
+  "bank_accounts",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
+    bank: text("bank").notNull(),
+    accountNumber: text("account_number").notNull(),
+    bik: text("bik").notNull(),
+    currency: text("currency").notNull(),
+    alias: text("alias").notNull(),
+    // AES-256-GCM ciphertext of the bank login (iv | tag | data); never leaves the service.
+    credentialsEnc: blob("credentials_enc", { mode: "buffer" }),
+    sandboxOpsPerDay: integer("sandbox_ops_per_day"),
+    sandboxOpeningBalance: integer("sandbox_opening_balance"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("bank_accounts_company_idx").on(t.companyId)],
+);
+
+export const apiTokens = sqliteTable(
+  "api_tokens",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
+    name: text("name").notNull(),
+    purpose: text("purpose", { enum: ["integration", "mcp"] }).notNull(),
+    mode: text("mode", { enum: ["live", "test"] }).notNull(),
+    tokenHash: text("token_hash").notNull(),
+    tokenPrefix: text("token_prefix").notNull(),
+    scopeReadStatements: integer("scope_read_statements", { mode: "boolean" }).notNull().default(false),
+    scopeSendPayments: integer("scope_send_payments", { mode: "boolean" }).notNull().default(false),
+    allowedIps: text("allowed_ips", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    rateLimitPerMinute: integer("rate_limit_per_minute"),
+    expiresAt: text("expires_at"),
+    revokedAt: text("revoked_at"),
+    createdAt: text("created_at").notNull(),
+    lastUsedAt: text("last_used_at"),
+  },
+  (t) => [uniqueIndex("api_tokens_hash_uq").on(t.tokenHash), index("api_tokens_company_idx").on(t.companyId)],
+);
+
+export const tokenAccounts = sqliteTable(
+  "token_accounts",
+  {
+    tokenId: text("token_id")
+      .notNull()
+      .references(() => apiTokens.id),
+    bankAccountId: text("bank_account_id")
+      .notNull()
+      .references(() => bankAccounts.id),
+    allowReadStatements: integer("allow_read_statements", { mode: "boolean" }).notNull().default(false),
+    allowSendPayments: integer("allow_send_payments", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.tokenId, t.bankAccountId] })],
+);
+
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    at: text("at").notNull(),
+    actor: text("actor").notNull(), // "token", "admin" or "system"
+    apiTokenId: text("api_token_id"),
+    mcpSessionId: text("mcp_session_id"),
+    action: text("action").notNull(),
+    tool: text("tool"),
+    target: text("target"),
+    arguments: text("arguments"),
+    outcome: text("outcome").notNull(),
+    durationMs: integer("duration_ms"),
+    requestId: text("request_id"),
+    ip: text("ip"),
+    transport: text("transport"),
+  },
+  (t) => [
+    index("audit_log_at_idx").on(t.at),
+    index("audit_log_token_idx").on(t.apiTokenId, t.id),
+    index("audit_log_action_idx").on(t.action, t.id),
+  ],
+);
+
+export const statements = sqliteTable(
+  "statements",
+  {
+    id: text("id").primaryKey(),
+    bankAccountId: text("bank_account_id")
+      .notNull()
+      .references(() => bankAccounts.id),
+    apiTokenId: text("api_token_id"),
+    source: text("source", { enum: ["integration", "ui"] }).notNull(),
+    externalId: text("external_id"),
+    dateFrom: text("date_from").notNull(),
+    dateTo: text("date_to").notNull(),
+    status: text("status", { enum: ["processing", "ready", "failed"] }).notNull(),
+    // Outbox: "pending" until the bank has acknowledged the request, then "requested".
+    bankState: text("bank_state", { enum: ["pending", "requested", "done"] }).notNull(),
+    bankRequestId: text("bank_request_id"),
+    attempts: integer("attempts").notNull().default(0),
+    nextPollAtMs: integer("next_poll_at_ms").notNull().default(0),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    openingBalance: integer("opening_balance"),
+    closingBalance: integer("closing_balance"),
+    totalCredit: integer("total_credit"),
+    totalDebit: integer("total_debit"),
+    operationsCount: integer("operations_count"),
+    fetchedAt: text("fetched_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("statements_token_external_uq").on(t.apiTokenId, t.externalId),
+    index("statements_account_idx").on(t.bankAccountId, t.createdAt, t.id),
+    index("statements_due_idx").on(t.status, t.nextPollAtMs),
+  ],
+);
+
+export const operations = sqliteTable(
+  "operations",
+  {
+    // Explicit rowid alias: the full-text index refers to it, and it must survive VACUUM.
+    id: integer("id").primaryKey(),
+    bankAccountId: text("bank_account_id").notNull(),
+    operationId: text("operation_id").notNull(),
+    docDate: text("doc_date").notNull(),
+    direction: text("direction", { enum: ["credit", "debit"] }).notNull(),
+    docType: text("doc_type").notNull(),
+    docNumber: text("doc_number").notNull(),
+    amount: integer("amount").notNull(),
+    currency: text("currency").notNull(),
+    purpose: text("purpose").notNull(),
+    counterpartyInn: text("counterparty_inn").notNull(),
+    payerName: text("payer_name").notNull(),
+    payerInn: text("payer_inn").notNull(),
+    payerKpp: text("payer_kpp").notNull(),
+    payerAccount: text("payer_account").notNull(),
+    payerBankName: text("payer_bank_name").notNull(),
+    payerBankBik: text("payer_bank_bik").notNull(),
+    payerBankCorrAccount: text("payer_bank_corr_account").notNull(),
+    payeeName: text("payee_name").notNull(),
+    payeeInn: text("payee_inn").notNull(),
+    payeeKpp: text("payee_kpp").notNull(),
+    payeeAccount: text("payee_account").notNull(),
+    payeeBankName: text("payee_bank_name").notNull(),
+    payeeBankBik: text("payee_bank_bik").notNull(),
+    payeeBankCorrAccount: text("payee_bank_corr_account").notNull(),
+    uin: text("uin"),
+    purposeCode: text("purpose_code"),
+    priority: text("priority"),
+  },
+  (t) => [
+    uniqueIndex("operations_account_op_uq").on(t.bankAccountId, t.operationId),
+    index("operations_date_idx").on(t.bankAccountId, t.docDate, t.operationId),
+    index("operations_amount_idx").on(t.bankAccountId, t.amount),
+    index("operations_inn_idx").on(t.bankAccountId, t.counterpartyInn, t.docDate),
+  ],
+);
+
+// Which operations a statement holds, in the bank's order.
+export const statementOperations = sqliteTable(
+  "statement_operations",
+  {
+    statementId: text("statement_id").notNull(),
+    seq: integer("seq").notNull(),
+    operationId: text("operation_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.statementId, t.seq] })],
+);
+
+export const balances = sqliteTable("balances", {
+  bankAccountId: text("bank_account_id")
+    .primaryKey()
+    .references(() => bankAccounts.id),
+  balance: integer("balance").notNull(),
+  currency: text("currency").notNull(),
+  asOf: text("as_of").notNull(),
+});
+
+export const sandboxRequests = sqliteTable(
+  "sandbox_requests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    at: text("at").notNull(),
+    bankAccountId: text("bank_account_id").notNull(),
+    kind: text("kind").notNull(),
+    dateFrom: text("date_from"),
+    dateTo: text("date_to"),
+    clientRef: text("client_ref"),
+  },
+  (t) => [index("sandbox_requests_account_idx").on(t.bankAccountId, t.id)],
+);
+
+export const mcpSessions = sqliteTable(
+  "mcp_sessions",
+  {
+    id: text("id").primaryKey(),
+    apiTokenId: text("api_token_id").notNull(),
+    protocolVersion: text("protocol_version").notNull(),
+    createdAt: text("created_at").notNull(),
+    expiresAtMs: integer("expires_at_ms").notNull(),
+  },
+  (t) => [index("mcp_sessions_expiry_idx").on(t.expiresAtMs)],
+);

@@ -1,0 +1,86 @@
+// `svc serve --demo`: on an empty database, a demo company with one account on each sandbox
+// bank and one token of each purpose, printed once with ready-to-paste commands.
+import type { AdminService } from "./admin/service";
+import { withAccountKey } from "./formats/validators";
+
+export interface DemoResult {
+  companyId: string;
+  accounts: { bank: string; bank_account_id: string; alias: string }[];
+  integrationToken: string;
+  mcpToken: string;
+}
+
+const DEMO_BIK = "044525225";
+
+export function seedDemo(admin: AdminService): DemoResult | null {
+  if (admin.listCompanies().length > 0) return null;
+  const company = admin.createCompany({ name: "ООО «Ромашка» (демо)", inn: "7719617469", kpp: "771901001" });
+  const banks = [
+    { bank: "sandbox", alias: "main", number: "40702810000000000001" },
+    { bank: "sandbox_failing", alias: "failing", number: "40702810000000000002" },
+    { bank: "sandbox_no_statements", alias: "nostmt", number: "40702810000000000003" },
+  ];
+  const accounts = banks.map((b) => {
+    const account = admin.createBankAccount({
+      company_id: company.company_id,
+      bank: b.bank,
+      account_number: withAccountKey(b.number, DEMO_BIK),
+      bik: DEMO_BIK,
+      alias: b.alias,
+    });
+    return { bank: b.bank, bank_account_id: account.bank_account_id, alias: account.alias };
+  });
+  const integration = admin.createToken({
+    company_id: company.company_id,
+    name: "demo integration",
+    purpose: "integration",
+    mode: "test",
+    scope_read_statements: true,
+    scope_send_payments: true,
+    accounts: accounts.map((a) => ({
+      bank_account_id: a.bank_account_id,
+      allow_read_statements: true,
+      allow_send_payments: true,
+    })),
+  });
+  const mcp = admin.createToken({
+    company_id: company.company_id,
+    name: "demo agent",
+    purpose: "mcp",
+    mode: "test",
+    scope_read_statements: true,
+    accounts: accounts.map((a) => ({ bank_account_id: a.bank_account_id, allow_read_statements: true })),
+  });
+  return {
+    companyId: company.company_id,
+    accounts,
+    integrationToken: integration.token,
+    mcpToken: mcp.token,
+  };
+}
+
+export function demoBanner(demo: DemoResult, baseUrl: string): string {
+  const main = demo.accounts[0]!;
+  const to = new Date().toISOString().slice(0, 10);
+  const from = `${to.slice(0, 8)}01`;
+  return [
+    "",
+    "Demo data created. These tokens are shown once; keep them.",
+    `  integration token: ${demo.integrationToken}`,
+    `  agent (mcp) token: ${demo.mcpToken}`,
+    "",
+    "Accounts:",
+    ...demo.accounts.map((a) => `  ${a.bank.padEnd(22)} ${a.bank_account_id} (alias ${a.alias})`),
+    "",
+    "Try:",
+    `  export SVC_TOKEN=${demo.integrationToken}`,
+    `  curl -s -X POST ${baseUrl}/api/v1/integration/statements -H "Authorization: Bearer $SVC_TOKEN" \\`,
+    `    -H 'Content-Type: application/json' \\`,
+    `    -d '{"bank_account_id":"${main.bank_account_id}","external_id":"demo-1","date_from":"${from}","date_to":"${to}"}'`,
+    `  curl -s ${baseUrl}/api/v1/integration/statements/<statement_id> -H "Authorization: Bearer $SVC_TOKEN"`,
+    `  curl -s -X POST ${baseUrl}/api/v1/mcp -H "Authorization: Bearer ${demo.mcpToken}" \\`,
+    `    -H 'Content-Type: application/json' -i \\`,
+    `    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'`,
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,605 @@
+// The 1C client-bank exchange format (1CClientBankExchange, versions 1.02 and 1.03); see
+// format-1c.md. The writer returns text chunks with CRLF line ends that the caller encodes with
+// encodeCp1251 and streams; the reader decodes, parses into blocks of key/value/line records and
+// maps statement documents back to operations.
+
+import iconv from "iconv-lite";
+import { isoToRu, isValidTime, ruToIso } from "./dates";
+import { formatKopecks, parseAmountToKopecks, parseSignedAmountToKopecks } from "./money";
+import {
+  DOC_TYPES,
+  type DocType,
+  type OneCVersion,
+  type OperationDirection,
+  type Party,
+  type StatementOperation,
+} from "./types";
+
+const CRLF = "\r\n";
+const LINE_BREAK_RE = /\r\n|\r|\n/;
+const LINE_BREAKS_RE = /\r\n|\r|\n/g;
+
+export const ONEC_FIRST_LINE = "1CClientBankExchange";
+export const ONEC_VERSIONS: readonly OneCVersion[] = ["1.02", "1.03"];
+
+/** 1C section names (СекцияДокумент=…) per doc type. */
+export const ONEC_DOC_KINDS: Readonly<Record<DocType, string>> = {
+  payment_order: "Платежное поручение",
+  payment_request: "Платежное требование",
+  collection_order: "Инкассовое поручение",
+  payment_warrant: "Платежный ордер",
+  bank_order: "Банковский ордер",
+  memorial_order: "Мемориальный ордер",
+};
+
+/** ВидОплаты codes per doc type. */
+export const ONEC_PAYMENT_KIND_CODES: Readonly<Record<DocType, string>> = {
+  payment_order: "01",
+  payment_request: "02",
+  collection_order: "06",
+  payment_warrant: "16",
+  bank_order: "17",
+  memorial_order: "09",
+};
+
+/** Every document kind the format defines; a letter of credit has no DocType of ours. */
+export const ONEC_KNOWN_KINDS: readonly string[] = [...Object.values(ONEC_DOC_KINDS), "Аккредитив"];
+
+const numbered = (base: string, from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => `${base}${from + i}`);
+
+/** Canonical order of document block keys (format-1c.md); the writer follows it. */
+export const ONEC_DOCUMENT_FIELD_ORDER: readonly string[] = [
+  "Номер",
+  "Дата",
+  "Сумма",
+  "КвитанцияДата",
+  "КвитанцияВремя",
+  "КвитанцияСодержание",
+  "ПлательщикСчет",
+  "ДатаСписано",
+  "Плательщик",
+  "ПлательщикИНН",
+  ...numbered("Плательщик", 1, 4),
+  "ПлательщикРасчСчет",
+  "ПлательщикБанк1",
+  "ПлательщикБанк2",
+  "ПлательщикБИК",
+  "ПлательщикКорсчет",
+  "ПолучательСчет",
+  "ДатаПоступило",
+  "Получатель",
+  "ПолучательИНН",
+  ...numbered("Получатель", 1, 4),
+  "ПолучательРасчСчет",
+  "ПолучательБанк1",
+  "ПолучательБанк2",
+  "ПолучательБИК",
+  "ПолучательКорсчет",
+  "ВидПлатежа",
+  "КодНазПлатежа",
+  "ВидОплаты",
+  "Код",
+  "НазначениеПлатежа",
+  ...numbered("НазначениеПлатежа", 1, 6),
+  "СтатусСоставителя",
+  "ПлательщикКПП",
+  "ПолучательКПП",
+  "ПоказательКБК",
+  "ОКАТО",
+  "ПоказательОснования",
+  "ПоказательПериода",
+  "ПоказательНомера",
+  "ПоказательДаты",
+  "ПоказательТипа",
+  "Очередность",
+  "СрокАкцепта",
+  "ВидАккредитива",
+  "СрокПлатежа",
+  ...numbered("УсловиеОплаты", 1, 3),
+  "ПлатежПоПредст",
+  "ДополнУсловия",
+  "НомерСчетаПоставщика",
+  "ДатаОтсылкиДок",
+];
+
+export function docTypeToOneCKind(docType: DocType): string {
+  return ONEC_DOC_KINDS[docType];
+}
+
+export function oneCKindToDocType(kind: string): DocType | null {
+  return DOC_TYPES.find((docType) => ONEC_DOC_KINDS[docType] === kind) ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writer
+
+export interface OneCStatementMeta {
+  version: OneCVersion;
+  /** Отправитель, e.g. "svc". */
+  sender: string;
+  /** Получатель; defaults to "Бухгалтерский учет". */
+  receiver?: string;
+  /** ДатаСоздания / ВремяСоздания, already in the business time zone: "YYYY-MM-DD", "HH:mm:ss". */
+  created: { date: string; time: string };
+  /** YYYY-MM-DD */
+  dateFrom: string;
+  /** YYYY-MM-DD */
+  dateTo: string;
+  accountNumber: string;
+  /** Doc types present in the file, one `Документ=` line each (duplicates dropped). */
+  docTypes: readonly DocType[];
+  /** Kopecks; openingBalance + totalCredit − totalDebit must equal closingBalance. */
+  openingBalance: number;
+  totalCredit: number;
+  totalDebit: number;
+  closingBalance: number;
+}
+
+export interface OneCStatementTotals {
+  totalCredit: number;
+  totalDebit: number;
+  closingBalance: number;
+}
+
+/** Sums the operations' credits and debits and derives the closing balance (all kopecks). */
+export function statementTotals(
+  ops: Iterable<StatementOperation>,
+  openingBalance: number,
+): OneCStatementTotals {
+  let totalCredit = 0;
+  let totalDebit = 0;
+  for (const op of ops) {
+    if (op.direction === "credit") totalCredit += op.amount;
+    else totalDebit += op.amount;
+  }
+  return { totalCredit, totalDebit, closingBalance: openingBalance + totalCredit - totalDebit };
+}
+
+/** One `key=value` line. Line breaks inside a value would start a new line, so they become spaces. */
+function kv(key: string, value: string): string {
+  return `${key}=${value.replace(LINE_BREAKS_RE, " ")}${CRLF}`;
+}
+
+function assertVersion(version: string): void {
+  if (!ONEC_VERSIONS.includes(version as OneCVersion)) {
+    throw new RangeError(`unsupported 1C format version: ${version}`);
+  }
+}
+
+/** File header through the СекцияРасчСчет…КонецРасчСчет block. Throws RangeError on bad input. */
+export function oneCStatementHeader(meta: OneCStatementMeta): string {
+  assertVersion(meta.version);
+  if (!isValidTime(meta.created.time)) {
+    throw new RangeError(`created.time must be HH:mm:ss, got ${meta.created.time}`);
+  }
+  const { openingBalance, totalCredit, totalDebit, closingBalance } = meta;
+  for (const k of [openingBalance, totalCredit, totalDebit, closingBalance]) {
+    if (!Number.isSafeInteger(k)) throw new RangeError(`balances must be integer kopecks, got ${k}`);
+  }
+  if (BigInt(openingBalance) + BigInt(totalCredit) - BigInt(totalDebit) !== BigInt(closingBalance)) {
+    throw new RangeError("openingBalance + totalCredit - totalDebit must equal closingBalance");
+  }
+  const from = isoToRu(meta.dateFrom);
+  const to = isoToRu(meta.dateTo);
+  const out = [
+    ONEC_FIRST_LINE + CRLF,
+    kv("ВерсияФормата", meta.version),
+    kv("Кодировка", "Windows"),
+    kv("Отправитель", meta.sender),
+    kv("Получатель", meta.receiver ?? "Бухгалтерский учет"),
+    kv("ДатаСоздания", isoToRu(meta.created.date)),
+    kv("ВремяСоздания", meta.created.time),
+    kv("ДатаНачала", from),
+    kv("ДатаКонца", to),
+    kv("РасчСчет", meta.accountNumber),
+  ];
+  for (const docType of new Set(meta.docTypes)) out.push(kv("Документ", ONEC_DOC_KINDS[docType]));
+  out.push(
+    `СекцияРасчСчет${CRLF}`,
+    kv("ДатаНачала", from),
+    kv("ДатаКонца", to),
+    kv("РасчСчет", meta.accountNumber),
+    kv("НачальныйОстаток", formatKopecks(openingBalance)),
+    kv("ВсегоПоступило", formatKopecks(totalCredit)),
+    kv("ВсегоСписано", formatKopecks(totalDebit)),
+    kv("КонечныйОстаток", formatKopecks(closingBalance)),
+    `КонецРасчСчет${CRLF}`,
+  );
+  return out.join("");
+}
+
+/**
+ * Purpose keys and values. НазначениеПлатежа always holds the whole text on one line (line
+ * breaks → single spaces) for importers that read only that key. A multi-line purpose also gets
+ * its lines in НазначениеПлатежа1..6; beyond six lines, the sixth holds the rest joined with
+ * spaces. purposeFromFields reverses this.
+ */
+export function purposeFields(purpose: string): Array<[string, string]> {
+  const lines = purpose.split(LINE_BREAK_RE);
+  const fields: Array<[string, string]> = [["НазначениеПлатежа", lines.join(" ")]];
+  if (lines.length > 1) {
+    const kept = lines.length <= 6 ? lines : [...lines.slice(0, 5), lines.slice(5).join(" ")];
+    kept.forEach((line, i) => {
+      fields.push([`НазначениеПлатежа${i + 1}`, line]);
+    });
+  }
+  return fields;
+}
+
+function compositeName(party: Party): string {
+  return party.inn === "" ? party.name : `ИНН ${party.inn} ${party.name}`;
+}
+
+function partyLines(prefix: "Плательщик" | "Получатель", party: Party): string[] {
+  return [
+    kv(prefix, compositeName(party)),
+    kv(`${prefix}ИНН`, party.inn),
+    kv(`${prefix}1`, party.name),
+    kv(`${prefix}РасчСчет`, party.account),
+    kv(`${prefix}Банк1`, party.bank_name),
+    kv(`${prefix}БИК`, party.bank_bik),
+    kv(`${prefix}Корсчет`, party.bank_corr_account),
+  ];
+}
+
+/**
+ * One СекцияДокумент…КонецДокумента block for a statement operation. Version 1.03 adds
+ * КодНазПлатежа and Код (empty when null); 1.02 never writes them. Throws RangeError on bad input.
+ */
+export function oneCStatementDocument(op: StatementOperation, version: OneCVersion): string {
+  assertVersion(version);
+  if (!Number.isSafeInteger(op.amount) || op.amount < 0) {
+    throw new RangeError(`amount must be non-negative integer kopecks, got ${op.amount}`);
+  }
+  const date = isoToRu(op.doc_date);
+  const v103 = version === "1.03";
+  const out = [
+    kv("СекцияДокумент", ONEC_DOC_KINDS[op.doc_type]),
+    kv("Номер", op.doc_number),
+    kv("Дата", date),
+    kv("Сумма", formatKopecks(op.amount)),
+    kv("ПлательщикСчет", op.payer.account),
+  ];
+  if (op.direction === "debit") out.push(kv("ДатаСписано", date));
+  out.push(...partyLines("Плательщик", op.payer), kv("ПолучательСчет", op.payee.account));
+  if (op.direction === "credit") out.push(kv("ДатаПоступило", date));
+  out.push(...partyLines("Получатель", op.payee));
+  if (v103) out.push(kv("КодНазПлатежа", op.purpose_code ?? ""));
+  out.push(kv("ВидОплаты", ONEC_PAYMENT_KIND_CODES[op.doc_type]));
+  if (v103) out.push(kv("Код", op.uin ?? ""));
+  for (const [key, value] of purposeFields(op.purpose)) out.push(kv(key, value));
+  out.push(
+    kv("ПлательщикКПП", op.payer.kpp),
+    kv("ПолучательКПП", op.payee.kpp),
+    kv("Очередность", op.priority ?? ""),
+    `КонецДокумента${CRLF}`,
+  );
+  return out.join("");
+}
+
+export function oneCStatementFooter(): string {
+  return `КонецФайла${CRLF}`;
+}
+
+/** Whole file as one string, for small statements and tests; large ones should stream the parts. */
+export function oneCStatement(meta: OneCStatementMeta, ops: Iterable<StatementOperation>): string {
+  const parts = [oneCStatementHeader(meta)];
+  for (const op of ops) parts.push(oneCStatementDocument(op, meta.version));
+  parts.push(oneCStatementFooter());
+  return parts.join("");
+}
+
+/** cp1251 bytes. Characters cp1251 lacks become "?" (one per UTF-16 unit, so an emoji gives "??"). */
+export function encodeCp1251(text: string): Uint8Array {
+  return iconv.encode(text, "win1251");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader
+
+export interface OneCField {
+  value: string;
+  /** 1-based line number where the key appeared. */
+  line: number;
+}
+
+/** Keys in file order. */
+export type OneCFields = ReadonlyMap<string, OneCField>;
+
+export interface OneCAccountSection {
+  /** Line of `СекцияРасчСчет`. */
+  line: number;
+  /** Line of `КонецРасчСчет`. */
+  endLine: number;
+  fields: OneCFields;
+}
+
+export interface OneCDocument {
+  /** The 1C section name, e.g. "Платежное поручение". */
+  kind: string;
+  /** null for a kind we have no DocType for (Аккредитив). */
+  docType: DocType | null;
+  /** Line of `СекцияДокумент=`. */
+  line: number;
+  /** Line of `КонецДокумента`. */
+  endLine: number;
+  fields: OneCFields;
+}
+
+export interface OneCFile {
+  /** Header keys other than the repeatable Документ. */
+  header: OneCFields;
+  /** The `Документ=` header lines in order. */
+  documentKinds: OneCField[];
+  accounts: OneCAccountSection[];
+  documents: OneCDocument[];
+  /** Line of `КонецФайла`. */
+  endLine: number;
+}
+
+export class OneCParseError extends Error {
+  /** 1-based line the problem is reported at. */
+  readonly line: number;
+  readonly field: string | undefined;
+
+  constructor(line: number, message: string, field?: string) {
+    super(`line ${line}: ${message}`);
+    this.name = "OneCParseError";
+    this.line = line;
+    this.field = field;
+  }
+}
+
+/** Header lines before the first section; enough to find `Кодировка=`. */
+function hasEncodingKey(text: string): boolean {
+  for (const line of text.split(LINE_BREAK_RE)) {
+    if (line.startsWith("Секция")) return false;
+    if (line.startsWith("Кодировка=")) return true;
+  }
+  return false;
+}
+
+const ENCODING_SNIFF_BYTES = 64 * 1024;
+
+/**
+ * Bytes → text. `Кодировка=Windows` means cp1251, `DOS` means cp866, but the key itself is
+ * Cyrillic and so encoded differently in the two: the file's encoding is the one in which the
+ * `Кодировка=` key reads correctly. Falls back to cp1251 when neither does.
+ */
+export function decodeOneC(bytes: Uint8Array): string {
+  const head = bytes.subarray(0, ENCODING_SNIFF_BYTES);
+  if (!hasEncodingKey(iconv.decode(head, "win1251")) && hasEncodingKey(iconv.decode(head, "cp866"))) {
+    return iconv.decode(bytes, "cp866");
+  }
+  return iconv.decode(bytes, "win1251");
+}
+
+interface OpenBlock {
+  type: "account" | "document";
+  kind: string;
+  line: number;
+  fields: Map<string, OneCField>;
+}
+
+function unterminated(block: OpenBlock): OneCParseError {
+  return block.type === "account"
+    ? new OneCParseError(block.line, "СекцияРасчСчет is not closed by КонецРасчСчет", "СекцияРасчСчет")
+    : new OneCParseError(block.line, "СекцияДокумент is not closed by КонецДокумента", "СекцияДокумент");
+}
+
+/**
+ * Parses exchange-file text (CRLF or LF). Blank lines are skipped; keys are trimmed, values are
+ * kept as written and split on the first "=" only. Throws OneCParseError.
+ */
+export function parseOneC(text: string): OneCFile {
+  const lines = text.split(/\r?\n/);
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  if ((lines[0] ?? "").replace(/^\uFEFF/, "").trim() !== ONEC_FIRST_LINE) {
+    throw new OneCParseError(1, `the first line must be ${ONEC_FIRST_LINE}`);
+  }
+  const header = new Map<string, OneCField>();
+  const documentKinds: OneCField[] = [];
+  const accounts: OneCAccountSection[] = [];
+  const documents: OneCDocument[] = [];
+  let open: OpenBlock | null = null;
+
+  for (let i = 1; i < lines.length; i++) {
+    const lineNo = i + 1;
+    const raw = lines[i]!;
+    if (raw.trim() === "") continue;
+    const eq = raw.indexOf("=");
+
+    if (eq < 0) {
+      const marker = raw.trim();
+      if (marker === "СекцияРасчСчет") {
+        if (open !== null) throw unterminated(open);
+        open = { type: "account", kind: "", line: lineNo, fields: new Map() };
+      } else if (marker === "КонецРасчСчет" || marker === "КонецДокумента") {
+        const type = marker === "КонецРасчСчет" ? "account" : "document";
+        if (open === null) throw new OneCParseError(lineNo, `${marker} without a matching section start`);
+        if (open.type !== type) throw unterminated(open);
+        if (open.type === "account") {
+          accounts.push({ line: open.line, endLine: lineNo, fields: open.fields });
+        } else {
+          const docType = oneCKindToDocType(open.kind);
+          documents.push({ kind: open.kind, docType, line: open.line, endLine: lineNo, fields: open.fields });
+        }
+        open = null;
+      } else if (marker === "КонецФайла") {
+        if (open !== null) throw unterminated(open);
+        for (let j = i + 1; j < lines.length; j++) {
+          if (lines[j]!.trim() !== "") throw new OneCParseError(j + 1, "content after КонецФайла");
+        }
+        return { header, documentKinds, accounts, documents, endLine: lineNo };
+      } else {
+        throw new OneCParseError(lineNo, 'expected "key=value" or a section marker');
+      }
+      continue;
+    }
+
+    const key = raw.slice(0, eq).trim();
+    const value = raw.slice(eq + 1);
+    if (key === "") throw new OneCParseError(lineNo, "empty key before '='");
+    if (key === "СекцияДокумент") {
+      if (open !== null) throw unterminated(open);
+      const kind = value.trim();
+      if (!ONEC_KNOWN_KINDS.includes(kind)) {
+        throw new OneCParseError(lineNo, `unknown document kind "${kind}"`, key);
+      }
+      open = { type: "document", kind, line: lineNo, fields: new Map() };
+      continue;
+    }
+    if (open === null && key === "Документ") {
+      documentKinds.push({ value, line: lineNo });
+      continue;
+    }
+    const target = open === null ? header : open.fields;
+    const previous = target.get(key);
+    if (previous !== undefined) {
+      throw new OneCParseError(lineNo, `duplicate key ${key} (first at line ${previous.line})`, key);
+    }
+    target.set(key, { value, line: lineNo });
+  }
+
+  if (open !== null) throw unterminated(open);
+  throw new OneCParseError(lines.length, "missing КонецФайла");
+}
+
+/**
+ * The purpose text of a document: the НазначениеПлатежа1..6 lines joined with "\n" when they are
+ * the line-split form of НазначениеПлатежа (or it is absent/empty), otherwise НазначениеПлатежа.
+ */
+export function purposeFromFields(fields: OneCFields): string {
+  const single = fields.get("НазначениеПлатежа")?.value ?? "";
+  const parts: string[] = [];
+  for (let i = 1; i <= 6; i++) {
+    const part = fields.get(`НазначениеПлатежа${i}`);
+    if (part !== undefined) parts.push(part.value);
+  }
+  if (parts.length === 0) return single;
+  if (single === "" || parts.join(" ") === single) return parts.join("\n");
+  return single;
+}
+
+/** A statement operation as far as a 1C document describes it (no bank operation id). */
+export type OneCOperation = Omit<StatementOperation, "operation_id">;
+
+function textOf(fields: OneCFields, key: string): string {
+  return fields.get(key)?.value ?? "";
+}
+
+function nullIfEmpty(value: string): string | null {
+  return value === "" ? null : value;
+}
+
+function partyFromFields(fields: OneCFields, prefix: "Плательщик" | "Получатель"): Party {
+  const name = textOf(fields, `${prefix}1`) || textOf(fields, prefix).replace(/^ИНН\s*\d*\s*/, "");
+  return {
+    name,
+    inn: textOf(fields, `${prefix}ИНН`),
+    kpp: textOf(fields, `${prefix}КПП`),
+    account: textOf(fields, `${prefix}Счет`) || textOf(fields, `${prefix}РасчСчет`),
+    bank_name: textOf(fields, `${prefix}Банк1`),
+    bank_bik: textOf(fields, `${prefix}БИК`),
+    bank_corr_account: textOf(fields, `${prefix}Корсчет`),
+  };
+}
+
+function requiredField(doc: OneCDocument, key: string): OneCField {
+  const field = doc.fields.get(key);
+  if (field === undefined) throw new OneCParseError(doc.line, `${key} is missing`, key);
+  return field;
+}
+
+/**
+ * Maps a statement document back to an operation. Direction: with accountNumber, debit when it
+ * is the payer's account and credit when it is the payee's; without it, from ДатаСписано /
+ * ДатаПоступило. Empty Код, КодНазПлатежа and Очередность become null. Throws OneCParseError
+ * when Сумма, Дата, the kind or the direction cannot be read.
+ */
+export function documentToOperation(
+  doc: OneCDocument,
+  accountNumber?: string,
+  currency = "RUB",
+): OneCOperation {
+  if (doc.docType === null) {
+    throw new OneCParseError(doc.line, `document kind "${doc.kind}" is not supported`, "СекцияДокумент");
+  }
+  const amountField = requiredField(doc, "Сумма");
+  const amount = parseAmountToKopecks(amountField.value);
+  if (amount === null) throw new OneCParseError(amountField.line, "Сумма is not a valid amount", "Сумма");
+  const dateField = requiredField(doc, "Дата");
+  const docDate = ruToIso(dateField.value);
+  if (docDate === null)
+    throw new OneCParseError(dateField.line, "Дата is not a valid dd.MM.yyyy date", "Дата");
+
+  const payer = partyFromFields(doc.fields, "Плательщик");
+  const payee = partyFromFields(doc.fields, "Получатель");
+  let direction: OperationDirection;
+  if (accountNumber !== undefined) {
+    if (payer.account === accountNumber) direction = "debit";
+    else if (payee.account === accountNumber) direction = "credit";
+    else throw new OneCParseError(doc.line, `neither payer nor payee account is ${accountNumber}`);
+  } else if (textOf(doc.fields, "ДатаСписано") !== "") {
+    direction = "debit";
+  } else if (textOf(doc.fields, "ДатаПоступило") !== "") {
+    direction = "credit";
+  } else {
+    throw new OneCParseError(doc.line, "direction unknown: neither ДатаСписано nor ДатаПоступило is set");
+  }
+
+  return {
+    direction,
+    doc_type: doc.docType,
+    doc_number: textOf(doc.fields, "Номер"),
+    doc_date: docDate,
+    amount,
+    currency,
+    purpose: purposeFromFields(doc.fields),
+    payer,
+    payee,
+    uin: nullIfEmpty(textOf(doc.fields, "Код")),
+    purpose_code: nullIfEmpty(textOf(doc.fields, "КодНазПлатежа")),
+    priority: nullIfEmpty(textOf(doc.fields, "Очередность")),
+  };
+}
+
+export interface OneCAccountBalances {
+  accountNumber: string;
+  /** YYYY-MM-DD, null when absent. */
+  dateFrom: string | null;
+  dateTo: string | null;
+  /** Kopecks (balances may be negative), null when absent. */
+  openingBalance: number | null;
+  totalCredit: number | null;
+  totalDebit: number | null;
+  closingBalance: number | null;
+}
+
+/** Reads a СекцияРасчСчет block; throws OneCParseError on a present but malformed date or amount. */
+export function accountSectionBalances(section: OneCAccountSection): OneCAccountBalances {
+  const date = (key: string): string | null => {
+    const field = section.fields.get(key);
+    if (field === undefined) return null;
+    const iso = ruToIso(field.value);
+    if (iso === null) throw new OneCParseError(field.line, `${key} is not a valid dd.MM.yyyy date`, key);
+    return iso;
+  };
+  const amount = (key: string): number | null => {
+    const field = section.fields.get(key);
+    if (field === undefined) return null;
+    const k = parseSignedAmountToKopecks(field.value);
+    if (k === null) throw new OneCParseError(field.line, `${key} is not a valid amount`, key);
+    return k;
+  };
+  return {
+    accountNumber: textOf(section.fields, "РасчСчет"),
+    dateFrom: date("ДатаНачала"),
+    dateTo: date("ДатаКонца"),
+    openingBalance: amount("НачальныйОстаток"),
+    totalCredit: amount("ВсегоПоступило"),
+    totalDebit: amount("ВсегоСписано"),
+    closingBalance: amount("КонечныйОстаток"),
+  };
+}

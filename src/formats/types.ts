@@ -1,0 +1,55 @@
+// Shared shapes for the statement exports and the 1C exchange codec.
+// Money is integer kopecks; dates are ISO "YYYY-MM-DD" strings.
+
+export type OneCVersion = "1.02" | "1.03";
+
+export type OperationDirection = "credit" | "debit";
+
+export type DocType =
+  | "payment_order"
+  | "payment_request"
+  | "collection_order"
+  | "payment_warrant"
+  | "bank_order"
+  | "memorial_order";
+
+export const DOC_TYPES: readonly DocType[] = [
+  "payment_order",
+  "payment_request",
+  "collection_order",
+  "payment_warrant",
+  "bank_order",
+  "memorial_order",
+];
+
+export interface Party {
+  name: string;
+  inn: string;
+  kpp: string;
+  account: string;
+  bank_name: string;
+  bank_bik: string;
+  bank_corr_account: string;
+}
+
+export interface StatementOperation {
+  operation_id: string;
+  /** "credit" = money into the statement account, "debit" = money out. */
+  direction: OperationDirection;
+  doc_type: DocType;
+  doc_number: string;
+  /** YYYY-MM-DD */
+  doc_date: string;
+  /** Kopecks, non-negative integer. */
+  amount: number;
+  currency: string;
+  purpose: string;
+  payer: Party;
+  payee: Party;
+  /** Payment identifier (УИН); written as 1C "Код" in version 1.03 only. */
+  uin?: string | null;
+  /** Purpose code; written as 1C "КодНазПлатежа" in version 1.03 only. */
+  purpose_code?: string | null;
+  /** Payment priority (Очередность), "1".."5". */
+  priority?: string | null;
+}

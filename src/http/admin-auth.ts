@@ -1,0 +1,22 @@
+// The admin API's bearer check: constant-time against SVC_ADMIN_TOKEN. With no admin token
+// configured the admin API does not exist (404 everywhere).
+import { Elysia } from "elysia";
+import { bearerValue, secretEquals } from "../auth/tokens";
+import { ApiError, invalidRequestBody } from "./errors";
+import { isInvalidJson, requestState } from "./spine";
+
+export function checkAdminBearer(adminToken: string | null, authorization: string | null): void {
+  if (adminToken === null) throw new ApiError("not_found");
+  const value = bearerValue(authorization);
+  if (value === null) throw new ApiError("invalid_token_format", "Отсутствует заголовок Authorization");
+  if (!secretEquals(value, adminToken)) throw new ApiError("invalid_token");
+}
+
+export function adminAuth(adminToken: string | null) {
+  return new Elysia({ name: "admin-auth" }).derive({ as: "scoped" }, ({ request, body }) => {
+    checkAdminBearer(adminToken, request.headers.get("authorization"));
+    if (isInvalidJson(body)) throw invalidRequestBody();
+    const state = requestState(request);
+    return { actor: { requestId: state.requestId, ip: state.clientIp } };
+  });
+}

@@ -1,0 +1,63 @@
+// OpenAPI documentation helpers: every route lists the error codes it can answer with, each
+// with the envelope schema. Documentation only; nothing here validates at run time.
+import { ERROR_STATUS, type ErrorCode } from "./errors";
+
+const envelopeSchema = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: {
+        code: { type: "string" },
+        message: { type: "string" },
+        details: { type: "object", additionalProperties: true },
+      },
+    },
+  },
+};
+
+export const TOKEN_ERRORS: ErrorCode[] = [
+  "invalid_token_format",
+  "rate_limited",
+  "invalid_token",
+  "forbidden_ip",
+  "forbidden_purpose",
+  "forbidden_scope",
+];
+
+import type { DocumentDecoration } from "elysia";
+
+export type RouteDoc = DocumentDecoration;
+type Responses = Record<string, { description: string; content?: Record<string, { schema: object }> }>;
+
+export function routeDoc(
+  tag: string,
+  summary: string,
+  errors: ErrorCode[],
+  opts: {
+    description?: string;
+    success?: Record<number, string>;
+    security?: "bearer" | "admin" | "none";
+  } = {},
+): RouteDoc {
+  const responses: Responses = {};
+  for (const [status, description] of Object.entries(opts.success ?? { 200: "OK" })) {
+    responses[status] = { description };
+  }
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...errors, "internal_error" as const]) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of byStatus) {
+    responses[String(status)] = {
+      description: `error.code: ${[...new Set(codes)].join(", ")}`,
+      content: { "application/json": { schema: envelopeSchema } },
+    };
+  }
+  const security =
+    opts.security === "none" ? [] : [{ [opts.security === "admin" ? "adminToken" : "bearer"]: [] }];
+  return { summary, tags: [tag], description: opts.description, responses, security } as RouteDoc;
+}

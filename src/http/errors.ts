@@ -1,0 +1,87 @@
+// The one error family of the service. Every HTTP error body is built by `errorEnvelope`,
+// from an ApiError; codes and statuses are the specification's table.
+
+export const ERROR_STATUS = {
+  validation_error: 400,
+  "invalid request body": 400,
+  invalid_token_format: 401,
+  invalid_token: 401,
+  forbidden_ip: 403,
+  forbidden_purpose: 403,
+  forbidden_scope: 403,
+  forbidden_account: 403,
+  forbidden_company: 403,
+  forbidden_origin: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  not_ready: 409,
+  payload_too_large: 413,
+  account_mismatch: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  bank_error: 500,
+  bank_not_supported: 501,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+// Russian for every code except "invalid request body", which the specification fixes in English.
+const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
+  validation_error: "Ошибка валидации запроса",
+  "invalid request body": "invalid request body",
+  invalid_token_format: "Отсутствует заголовок Authorization или неверный формат токена",
+  invalid_token: "Токен не найден, отозван или истёк",
+  forbidden_ip: "Запрос с IP-адреса, не разрешённого для токена",
+  forbidden_purpose: "Назначение токена не подходит для этого метода",
+  forbidden_scope: "У токена нет нужного права",
+  forbidden_account: "Нет доступа к счёту",
+  forbidden_company: "Счёт принадлежит другой компании",
+  forbidden_origin: "Источник запроса (Origin) не разрешён",
+  not_found: "Ресурс не найден",
+  method_not_allowed: "Метод не поддерживается",
+  conflict: "Конфликт с ранее переданными данными для этого external_id",
+  not_ready: "Выписка ещё не готова",
+  payload_too_large: "Тело запроса превышает допустимый размер",
+  account_mismatch: "Счёт плательщика в файле не совпадает с указанным счётом",
+  rate_limited: "Превышен лимит запросов",
+  internal_error: "Внутренняя ошибка сервиса",
+  bank_error: "Ошибка банка",
+  bank_not_supported: "Банк не поддерживает эту операцию",
+  service_unavailable: "Сервис временно недоступен",
+};
+
+export type ErrorDetails = Record<string, unknown>;
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: ErrorDetails,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message ?? DEFAULT_MESSAGE[code]);
+    this.name = "ApiError";
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export function validationError(field: string, message: string, details?: ErrorDetails): ApiError {
+  return new ApiError("validation_error", message, { field, ...details });
+}
+
+export function invalidRequestBody(details?: ErrorDetails): ApiError {
+  return new ApiError("invalid request body", "invalid request body", details);
+}
+
+export interface ErrorEnvelope {
+  error: { code: ErrorCode; message: string; details?: ErrorDetails };
+}
+
+export function errorEnvelope(error: ApiError): ErrorEnvelope {
+  const body: ErrorEnvelope = { error: { code: error.code, message: error.message } };
+  if (error.details && Object.keys(error.details).length > 0) body.error.details = error.details;
+  return body;
+}

@@ -1,0 +1,37 @@
+// Structured JSON logs, one object per line. Callers pass fields, never raw tokens, bodies or
+// credentials; `redact` is a last line of defence for token-shaped strings in messages.
+import type { LogLevel } from "../config";
+
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const TOKEN_SHAPE = /svc_(live|test)_[0-9A-Za-z]{10,}/g;
+
+export type LogSink = (line: string) => void;
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export function redact(text: string): string {
+  return text.replace(TOKEN_SHAPE, (m) => `${m.slice(0, 13)}…`);
+}
+
+export function createLogger(
+  level: LogLevel,
+  sink: LogSink = (line) => process.stdout.write(`${line}\n`),
+): Logger {
+  const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
+    if (ORDER[lvl] < ORDER[level]) return;
+    sink(redact(JSON.stringify({ ts: new Date().toISOString(), level: lvl, msg, ...fields })));
+  };
+  return {
+    debug: (m, f) => emit("debug", m, f),
+    info: (m, f) => emit("info", m, f),
+    warn: (m, f) => emit("warn", m, f),
+    error: (m, f) => emit("error", m, f),
+  };
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

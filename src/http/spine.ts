@@ -1,0 +1,231 @@
+// Cross-cutting HTTP behaviour for every route: request id, body limits, JSON parsing, the one
+// error handler that builds the envelope, 404/405, and one access-log line per request.
+import { Elysia } from "elysia";
+import type { IpRange } from "../auth/ip";
+import { newId } from "../clock";
+import { resolveClientIp } from "./client-ip";
+import { ApiError, errorEnvelope, invalidRequestBody, validationError } from "./errors";
+import type { Logger } from "./logger";
+
+export interface RequestState {
+  requestId: string;
+  startedAt: number;
+  clientIp: string | null;
+  apiTokenId: string | null;
+}
+
+const states = new WeakMap<Request, RequestState>();
+
+export function requestState(request: Request): RequestState {
+  let state = states.get(request);
+  if (!state) {
+    // Only reachable for requests that bypassed onRequest (should not happen); keep a valid id.
+    state = { requestId: newId(), startedAt: performance.now(), clientIp: null, apiTokenId: null };
+    states.set(request, state);
+  }
+  return state;
+}
+
+/** Marks a body that is not valid JSON; JSON routes turn it into 400 "invalid request body" after auth,
+ *  the agent endpoint into JSON-RPC -32700. */
+export const INVALID_JSON = Object.freeze({ __invalidJson: true as const });
+export type InvalidJson = typeof INVALID_JSON;
+
+export function isInvalidJson(body: unknown): body is InvalidJson {
+  return body === INVALID_JSON;
+}
+
+export const MB = 1024 * 1024;
+export const BODY_LIMITS = { agent: 16 * 1024, paymentUpload: 10 * MB, default: 1 * MB };
+
+export function bodyLimitFor(method: string, path: string): number {
+  if (path === "/api/v1/mcp") return BODY_LIMITS.agent;
+  if (method === "POST" && path === "/api/v1/integration/payments/imports") return BODY_LIMITS.paymentUpload;
+  return BODY_LIMITS.default;
+}
+
+const REQUEST_ID_RE = /^[\x20-\x7e]{1,128}$/;
+
+export interface SpineDeps {
+  logger: Logger;
+  trustedProxies: IpRange[];
+  /** The socket peer address; under app.handle() (tests) there is no socket. */
+  socketIp: (
+    request: Request,
+    server: { requestIP?(r: Request): { address: string } | null } | null,
+  ) => string | null;
+  /** Filled once the app is built: method and path pattern of every route, for 405 answers. */
+  routes: () => { method: string; path: string }[];
+}
+
+/** Reads a request body up to `limit` bytes; throws 413 as soon as it is exceeded. */
+export async function readBodyLimited(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw payloadTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function payloadTooLarge(limit: number): ApiError {
+  return new ApiError("payload_too_large", undefined, { limit_bytes: limit });
+}
+
+function pathPatternMatches(pattern: string, path: string): boolean {
+  const a = pattern.split("/");
+  const b = path.split("/");
+  if (a.length !== b.length) return a[a.length - 1] === "*" && b.length >= a.length - 1;
+  return a.every((seg, i) => seg.startsWith(":") || seg === "*" || seg === b[i]);
+}
+
+function allowedMethods(routes: { method: string; path: string }[], path: string): string[] {
+  const methods = new Set<string>();
+  for (const r of routes) {
+    if (r.method !== "ALL" && pathPatternMatches(r.path, path)) methods.add(r.method);
+  }
+  return [...methods];
+}
+
+export function httpSpine(deps: SpineDeps) {
+  return new Elysia({ name: "http-spine" })
+    .onRequest(({ request, set, server }) => {
+      const incoming = request.headers.get("x-request-id");
+      const requestId = incoming && REQUEST_ID_RE.test(incoming) ? incoming : newId();
+      const clientIp = resolveClientIp(
+        deps.socketIp(request, server as never),
+        request.headers.get("x-forwarded-for"),
+        deps.trustedProxies,
+      );
+      states.set(request, { requestId, startedAt: performance.now(), clientIp, apiTokenId: null });
+      set.headers["x-request-id"] = requestId;
+
+      // Over-limit bodies are refused before anything reads them.
+      const length = request.headers.get("content-length");
+      if (length !== null && request.method !== "GET") {
+        const limit = bodyLimitFor(request.method, new URL(request.url).pathname);
+        if (Number(length) > limit) throw payloadTooLarge(limit);
+      }
+    })
+    .onParse({ as: "global" }, async ({ request, contentType }) => {
+      // Multipart uploads are streamed by their own route.
+      if (contentType?.startsWith("multipart/form-data")) return;
+      const limit = bodyLimitFor(request.method, new URL(request.url).pathname);
+      const bytes = await readBodyLimited(request, limit);
+      if (bytes.byteLength === 0) return null;
+      try {
+        const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+        return JSON.parse(text) as unknown;
+      } catch {
+        return INVALID_JSON;
+      }
+    })
+    .onError({ as: "global" }, ({ code, error, set, request, path }) => {
+      const state = requestState(request);
+      const apiError = toApiError(code, error, request, path, deps);
+      if (apiError.code === "internal_error") {
+        deps.logger.error("unhandled error", {
+          request_id: state.requestId,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+          stack: error instanceof Error ? error.stack : undefined,
+        });
+      }
+      set.status = apiError.status;
+      set.headers["x-request-id"] = state.requestId;
+      set.headers["content-type"] = "application/json; charset=utf-8";
+      for (const [k, v] of Object.entries(apiError.headers ?? {})) set.headers[k] = v;
+      return errorEnvelope(apiError);
+    })
+    .onAfterResponse({ as: "global" }, ({ request, set, route }) => {
+      const state = states.get(request);
+      if (!state) return;
+      deps.logger.info("request", {
+        request_id: state.requestId,
+        method: request.method,
+        route: route || new URL(request.url).pathname,
+        status: typeof set.status === "number" ? set.status : 200,
+        duration_ms: Math.round((performance.now() - state.startedAt) * 100) / 100,
+        api_token_id: state.apiTokenId,
+        ip: state.clientIp,
+      });
+    });
+}
+
+function toApiError(
+  code: unknown,
+  error: unknown,
+  request: Request,
+  path: string,
+  deps: SpineDeps,
+): ApiError {
+  if (error instanceof ApiError) return error;
+  // Errors thrown while parsing (our 413) arrive wrapped in Elysia's ParseError.
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (cause instanceof ApiError) return cause;
+  switch (code) {
+    case "NOT_FOUND": {
+      const methods = allowedMethods(deps.routes(), path);
+      if (methods.length > 0 && !methods.includes(request.method)) {
+        return new ApiError(
+          "method_not_allowed",
+          undefined,
+          { allow: methods },
+          { allow: methods.join(", ") },
+        );
+      }
+      return new ApiError("not_found");
+    }
+    case "PARSE":
+      return invalidRequestBody();
+    case "VALIDATION":
+      return fromValidation(error);
+    default:
+      return new ApiError("internal_error");
+  }
+}
+
+interface TypeboxIssue {
+  path: string;
+  message: string;
+  schema?: { format?: string };
+  value?: unknown;
+}
+
+// Elysia's validation errors carry TypeBox issues. A malformed UUID in the body or the path is
+// "invalid request body" (before field validation); anything else is validation_error naming the field.
+function fromValidation(error: unknown): ApiError {
+  const e = error as { type?: string; all?: TypeboxIssue[]; value?: unknown };
+  const issues = (e.all ?? []).filter((i) => typeof i.path === "string");
+  const where = e.type ?? "body";
+  if ((where === "body" || where === "params") && (e.value === undefined || e.value === null)) {
+    return invalidRequestBody();
+  }
+  if (where === "body" || where === "params") {
+    const badUuid = issues.find((i) => i.schema?.format === "uuid" && typeof i.value === "string");
+    if (badUuid) return invalidRequestBody({ field: fieldName(badUuid.path) });
+  }
+  const first = issues[0];
+  if (!first) return validationError(where, "Ошибка валидации запроса");
+  const field = fieldName(first.path);
+  return validationError(field, `Неверное значение поля ${field}: ${first.message}`);
+}
+
+function fieldName(pointer: string): string {
+  return (
+    pointer
+      .replace(/^\//, "")
+      .split("/")
+      .map((seg) => (/^\d+$/.test(seg) ? `[${seg}]` : seg))
+      .join(".")
+      .replace(/\.\[/g, "[") || "body"
+  );
+}

@@ -1,0 +1,101 @@
+// Composition root: config -> database -> services -> app -> workers -> listen.
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import pkg from "../package.json" with { type: "json" };
+import { createApp } from "./app";
+import { type Clock, secureRandomBytes, systemClock } from "./clock";
+import { type Config, ConfigError, decodeSecretKey } from "./config";
+import { buildServices, type Services } from "./container";
+import { migrate, openDatabase } from "./db/open";
+import { demoBanner, seedDemo } from "./demo";
+import { createLogger, type Logger } from "./http/logger";
+
+export const VERSION: string = pkg.version;
+
+/** Something that runs in the background of the server process and must stop cleanly. */
+export interface Worker {
+  name: string;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface RunningServer {
+  port: number;
+  url: string;
+  services: Services;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  demo?: boolean;
+  clock?: Clock;
+  logger?: Logger;
+  print?: (text: string) => void;
+}
+
+/**
+ * The key that seals bank credentials: SVC_SECRET_KEY, else a key file beside the database
+ * (created by --demo with mode 0600 when missing, reused afterwards).
+ */
+export function resolveSecretKey(config: Config, demo: boolean, logger: Logger): Uint8Array | null {
+  if (config.secretKey) return config.secretKey;
+  if (config.dbPath === ":memory:") return demo ? secureRandomBytes(32) : null;
+  const keyFile = join(dirname(config.dbPath), "secret.key");
+  if (existsSync(keyFile)) {
+    const key = decodeSecretKey(readFileSync(keyFile, "utf8"));
+    if (!key) throw new ConfigError("SVC_SECRET_KEY", `${keyFile} does not hold a base64 32-byte key`);
+    return key;
+  }
+  if (!demo) return null;
+  const key = secureRandomBytes(32);
+  writeFileSync(keyFile, `${Buffer.from(key).toString("base64")}\n`, { mode: 0o600 });
+  chmodSync(keyFile, 0o600);
+  logger.info("generated secret key", { file: keyFile });
+  return key;
+}
+
+export function openServices(config: Config, options: StartOptions = {}): Services {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const database = openDatabase(config.dbPath);
+  migrate(database.db);
+  const secretKey = resolveSecretKey(config, options.demo ?? false, logger);
+  return buildServices({ ...config, secretKey }, database, options.clock ?? systemClock, logger);
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const services = openServices(config, options);
+  const { logger } = services;
+  const app = createApp(services, { version: VERSION });
+  const workers: Worker[] = [services.poller, services.balanceRefresher];
+
+  const demo = options.demo ? seedDemo(services.admin) : null;
+
+  app.listen({
+    hostname: config.host,
+    port: config.port,
+    // Our own limits (with the envelope) are lower; Bun's bare 413 must never be what a client sees.
+    maxRequestBodySize: 64 * 1024 * 1024,
+  });
+  const server = app.server;
+  if (!server) throw new Error("server did not start");
+  const port = server.port ?? config.port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  for (const w of workers) w.start();
+  logger.info("listening", { url, port, version: VERSION, db: config.dbPath });
+  if (demo) (options.print ?? ((t: string) => process.stdout.write(t)))(demoBanner(demo, url));
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      logger.info("stopping");
+      // Stop accepting; in-flight requests finish.
+      await server.stop(false);
+      await Promise.all(workers.map((w) => w.stop()));
+      services.database.close();
+      logger.info("stopped");
+    })();
+    return stopping;
+  };
+  return { port, url, services, stop };
+}

@@ -1,0 +1,144 @@
+// Statement exports as streams: operations are read page by page and written chunk by chunk, so
+// memory does not grow with the size of a statement.
+import { csvHeader, csvRows } from "../formats/csv";
+import { kopecksToJsonNumber } from "../formats/money";
+import {
+  encodeCp1251,
+  oneCStatementDocument,
+  oneCStatementFooter,
+  oneCStatementHeader,
+} from "../formats/onec";
+import type { DocType, OneCVersion, StatementOperation } from "../formats/types";
+import type { StatementRepository, StatementRow } from "./repository";
+
+export type ExportFormat = "1c" | "csv" | "json";
+
+const PAGE = 1000;
+const encoder = new TextEncoder();
+
+export interface ExportFile {
+  filename: string;
+  contentType: string;
+  body: ReadableStream<Uint8Array>;
+}
+
+/** An operation as the json export shows it: amounts as numbers, account numbers in clear. */
+export function operationJson(op: StatementOperation) {
+  return {
+    operation_id: op.operation_id,
+    direction: op.direction,
+    doc_type: op.doc_type,
+    doc_number: op.doc_number,
+    doc_date: op.doc_date,
+    amount: kopecksToJsonNumber(op.amount),
+    currency: op.currency,
+    purpose: op.purpose,
+    payer: { ...op.payer },
+    payee: { ...op.payee },
+  };
+}
+
+function pagedStream(
+  repo: StatementRepository,
+  statement: StatementRow,
+  head: () => string | Uint8Array,
+  page: (ops: StatementOperation[], first: boolean) => string | Uint8Array,
+  tail: () => string | Uint8Array,
+): ReadableStream<Uint8Array> {
+  let afterSeq = 0;
+  let started = false;
+  let done = false;
+  const bytes = (chunk: string | Uint8Array) => (typeof chunk === "string" ? encoder.encode(chunk) : chunk);
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (done) return;
+      if (!started) {
+        started = true;
+        controller.enqueue(bytes(head()));
+        return;
+      }
+      const rows = repo.operationsPage(statement, afterSeq, PAGE);
+      if (rows.length > 0) {
+        controller.enqueue(
+          bytes(
+            page(
+              rows.map((r) => r.op),
+              afterSeq === 0,
+            ),
+          ),
+        );
+        afterSeq = rows[rows.length - 1]!.seq;
+      }
+      if (rows.length < PAGE) {
+        controller.enqueue(bytes(tail()));
+        controller.close();
+        done = true;
+      }
+    },
+  });
+}
+
+export function exportStatement(
+  repo: StatementRepository,
+  statement: StatementRow,
+  account: { accountNumber: string; alias: string },
+  format: ExportFormat,
+  opts: { version: OneCVersion; created: { date: string; time: string } },
+): ExportFile {
+  const base = `stmt_${account.alias}_${statement.date_from}_${statement.date_to}`;
+  switch (format) {
+    case "json":
+      return {
+        filename: `${base}.json`,
+        contentType: "application/json; charset=utf-8",
+        body: pagedStream(
+          repo,
+          statement,
+          () =>
+            `{"statement_id":${JSON.stringify(statement.id)},"bank_account_id":${JSON.stringify(statement.bank_account_id)},` +
+            `"period_from":${JSON.stringify(statement.date_from)},"period_to":${JSON.stringify(statement.date_to)},"operations":[`,
+          (ops, first) => (first ? "" : ",") + ops.map((op) => JSON.stringify(operationJson(op))).join(","),
+          () => "]}",
+        ),
+      };
+    case "csv":
+      return {
+        filename: `${base}.csv`,
+        contentType: "text/csv; charset=utf-8",
+        body: pagedStream(
+          repo,
+          statement,
+          csvHeader,
+          (ops) => csvRows(ops),
+          () => "",
+        ),
+      };
+    case "1c":
+      return {
+        filename: `${base}.txt`,
+        contentType: "text/plain; charset=windows-1251",
+        body: pagedStream(
+          repo,
+          statement,
+          () =>
+            encodeCp1251(
+              oneCStatementHeader({
+                version: opts.version,
+                sender: "svc",
+                created: opts.created,
+                dateFrom: statement.date_from,
+                dateTo: statement.date_to,
+                accountNumber: account.accountNumber,
+                docTypes: repo.docTypes(statement.id) as DocType[],
+                openingBalance: statement.opening_balance ?? 0,
+                totalCredit: statement.total_credit ?? 0,
+                totalDebit: statement.total_debit ?? 0,
+                closingBalance: statement.closing_balance ?? 0,
+              }),
+            ),
+          (ops) => encodeCp1251(ops.map((op) => oneCStatementDocument(op, opts.version)).join("")),
+          () => encodeCp1251(oneCStatementFooter()),
+        ),
+      };
+  }
+}

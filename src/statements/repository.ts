@@ -1,0 +1,386 @@
+// Statement orders, their operations and cached balances. Writes that belong together run in one
+// synchronous BEGIN IMMEDIATE transaction.
+import type { Database } from "bun:sqlite";
+import type { StatementOperation } from "../formats/types";
+
+export type StatementStatus = "processing" | "ready" | "failed";
+export type BankState = "pending" | "requested" | "done";
+
+export interface StatementRow {
+  id: string;
+  bank_account_id: string;
+  api_token_id: string | null;
+  source: "integration" | "ui";
+  external_id: string | null;
+  date_from: string;
+  date_to: string;
+  status: StatementStatus;
+  bank_state: BankState;
+  bank_request_id: string | null;
+  attempts: number;
+  next_poll_at_ms: number;
+  error_code: string | null;
+  error_message: string | null;
+  opening_balance: number | null;
+  closing_balance: number | null;
+  total_credit: number | null;
+  total_debit: number | null;
+  operations_count: number | null;
+  fetched_at: string | null;
+  created_at: string;
+}
+
+export interface NewStatement {
+  id: string;
+  bank_account_id: string;
+  api_token_id: string | null;
+  source: "integration" | "ui";
+  external_id: string | null;
+  date_from: string;
+  date_to: string;
+  created_at: string;
+}
+
+export type OrderOutcome = { kind: "created"; row: StatementRow } | { kind: "existing"; row: StatementRow };
+
+export interface StoredOperation extends StatementOperation {
+  seq?: number;
+}
+
+interface OperationDbRow {
+  operation_id: string;
+  direction: "credit" | "debit";
+  doc_type: StatementOperation["doc_type"];
+  doc_number: string;
+  doc_date: string;
+  amount: number;
+  currency: string;
+  purpose: string;
+  payer_name: string;
+  payer_inn: string;
+  payer_kpp: string;
+  payer_account: string;
+  payer_bank_name: string;
+  payer_bank_bik: string;
+  payer_bank_corr_account: string;
+  payee_name: string;
+  payee_inn: string;
+  payee_kpp: string;
+  payee_account: string;
+  payee_bank_name: string;
+  payee_bank_bik: string;
+  payee_bank_corr_account: string;
+  uin: string | null;
+  purpose_code: string | null;
+  priority: string | null;
+}
+
+export const OPERATION_COLUMNS = `o.operation_id, o.direction, o.doc_type, o.doc_number, o.doc_date, o.amount, o.currency,
+  o.purpose, o.payer_name, o.payer_inn, o.payer_kpp, o.payer_account, o.payer_bank_name, o.payer_bank_bik,
+  o.payer_bank_corr_account, o.payee_name, o.payee_inn, o.payee_kpp, o.payee_account, o.payee_bank_name,
+  o.payee_bank_bik, o.payee_bank_corr_account, o.uin, o.purpose_code, o.priority`;
+
+export function operationFromRow(r: OperationDbRow): StatementOperation {
+  return {
+    operation_id: r.operation_id,
+    direction: r.direction,
+    doc_type: r.doc_type,
+    doc_number: r.doc_number,
+    doc_date: r.doc_date,
+    amount: r.amount,
+    currency: r.currency,
+    purpose: r.purpose,
+    payer: {
+      name: r.payer_name,
+      inn: r.payer_inn,
+      kpp: r.payer_kpp,
+      account: r.payer_account,
+      bank_name: r.payer_bank_name,
+      bank_bik: r.payer_bank_bik,
+      bank_corr_account: r.payer_bank_corr_account,
+    },
+    payee: {
+      name: r.payee_name,
+      inn: r.payee_inn,
+      kpp: r.payee_kpp,
+      account: r.payee_account,
+      bank_name: r.payee_bank_name,
+      bank_bik: r.payee_bank_bik,
+      bank_corr_account: r.payee_bank_corr_account,
+    },
+    uin: r.uin,
+    purpose_code: r.purpose_code,
+    priority: r.priority,
+  };
+}
+
+export interface ReadyResult {
+  opening_balance: number;
+  closing_balance: number;
+  total_credit: number;
+  total_debit: number;
+  operations_count: number;
+  fetched_at: string;
+}
+
+export class StatementRepository {
+  private readonly byId;
+  private readonly byTokenExternal;
+  private readonly insertStmt;
+  private readonly insertOp;
+  private readonly selectOpId;
+  private readonly linkOp;
+  private readonly opsPage;
+  private readonly dueStmt;
+
+  constructor(private readonly sqlite: Database) {
+    this.byId = sqlite.query<StatementRow, [string]>("SELECT * FROM statements WHERE id = ?");
+    this.byTokenExternal = sqlite.query<StatementRow, [string, string]>(
+      "SELECT * FROM statements WHERE api_token_id = ? AND external_id = ?",
+    );
+    this.insertStmt = sqlite.query(
+      `INSERT INTO statements (id, bank_account_id, api_token_id, source, external_id, date_from, date_to, status,
+                               bank_state, attempts, next_poll_at_ms, created_at)
+       VALUES ($id, $bank_account_id, $api_token_id, $source, $external_id, $date_from, $date_to, 'processing',
+               'pending', 0, 0, $created_at)`,
+    );
+    this.insertOp = sqlite.query(
+      `INSERT OR IGNORE INTO operations (bank_account_id, operation_id, doc_date, direction, doc_type, doc_number,
+         amount, currency, purpose, counterparty_inn, payer_name, payer_inn, payer_kpp, payer_account,
+         payer_bank_name, payer_bank_bik, payer_bank_corr_account, payee_name, payee_inn, payee_kpp, payee_account,
+         payee_bank_name, payee_bank_bik, payee_bank_corr_account, uin, purpose_code, priority)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+               ?22, ?23, ?24, ?25, ?26, ?27)`,
+    );
+    this.selectOpId = sqlite.query<{ id: number }, [string, string]>(
+      "SELECT id FROM operations WHERE bank_account_id = ? AND operation_id = ?",
+    );
+    this.linkOp = sqlite.query(
+      "INSERT OR REPLACE INTO statement_operations (statement_id, seq, operation_id) VALUES (?, ?, ?)",
+    );
+    this.opsPage = sqlite.query<OperationDbRow & { seq: number }, [string, string, number, number]>(
+      `SELECT so.seq, ${OPERATION_COLUMNS}
+         FROM statement_operations so
+         JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
+        WHERE so.statement_id = ? AND so.seq > ?
+        ORDER BY so.seq LIMIT ?`,
+    );
+    this.dueStmt = sqlite.query<StatementRow, [number, number]>(
+      `SELECT * FROM statements WHERE status = 'processing' AND next_poll_at_ms <= ?
+        ORDER BY next_poll_at_ms, created_at LIMIT ?`,
+    );
+  }
+
+  findById(id: string): StatementRow | null {
+    return this.byId.get(id) ?? null;
+  }
+
+  /**
+   * Creates the order unless (token, external_id) already exists, atomically. The unique index on
+   * (api_token_id, external_id) is the final guard, also across processes.
+   */
+  createOrFind(s: NewStatement): OrderOutcome {
+    return this.sqlite
+      .transaction((): OrderOutcome => {
+        if (s.api_token_id !== null && s.external_id !== null) {
+          const existing = this.byTokenExternal.get(s.api_token_id, s.external_id);
+          if (existing) return { kind: "existing", row: existing };
+        }
+        this.insertStmt.run({ ...s });
+        return { kind: "created", row: this.byId.get(s.id)! };
+      })
+      .immediate();
+  }
+
+  /** Removes an order that must not exist (its bank cannot serve it); nothing references it yet. */
+  delete(id: string): void {
+    this.sqlite.query("DELETE FROM statements WHERE id = ? AND bank_state = 'pending'").run(id);
+  }
+
+  markRequested(id: string, bankRequestId: string, nextPollAtMs: number): void {
+    this.sqlite
+      .query(
+        `UPDATE statements SET bank_state = 'requested', bank_request_id = ?, next_poll_at_ms = ?, attempts = attempts + 1
+          WHERE id = ? AND bank_state = 'pending'`,
+      )
+      .run(bankRequestId, nextPollAtMs, id);
+  }
+
+  reschedule(id: string, nextPollAtMs: number): void {
+    this.sqlite
+      .query("UPDATE statements SET next_poll_at_ms = ?, attempts = attempts + 1 WHERE id = ?")
+      .run(nextPollAtMs, id);
+  }
+
+  markFailed(id: string, code: string, message: string): void {
+    this.sqlite
+      .query(
+        `UPDATE statements SET status = 'failed', bank_state = 'done', error_code = ?, error_message = ?
+          WHERE id = ? AND status = 'processing'`,
+      )
+      .run(code, message, id);
+  }
+
+  /** Stores one chunk of a statement's operations (idempotent: a re-run after a crash is harmless). */
+  storeOperations(
+    statementId: string,
+    bankAccountId: string,
+    firstSeq: number,
+    ops: StatementOperation[],
+  ): void {
+    this.sqlite
+      .transaction(() => {
+        let seq = firstSeq;
+        for (const op of ops) {
+          const counterparty = op.direction === "credit" ? op.payer.inn : op.payee.inn;
+          this.insertOp.run(
+            bankAccountId,
+            op.operation_id,
+            op.doc_date,
+            op.direction,
+            op.doc_type,
+            op.doc_number,
+            op.amount,
+            op.currency,
+            op.purpose,
+            counterparty,
+            op.payer.name,
+            op.payer.inn,
+            op.payer.kpp,
+            op.payer.account,
+            op.payer.bank_name,
+            op.payer.bank_bik,
+            op.payer.bank_corr_account,
+            op.payee.name,
+            op.payee.inn,
+            op.payee.kpp,
+            op.payee.account,
+            op.payee.bank_name,
+            op.payee.bank_bik,
+            op.payee.bank_corr_account,
+            op.uin ?? null,
+            op.purpose_code ?? null,
+            op.priority ?? null,
+          );
+          this.linkOp.run(statementId, seq, op.operation_id);
+          seq += 1;
+        }
+      })
+      .immediate();
+  }
+
+  /** Completes a statement; with `balance` also caches the account balance, in the same transaction. */
+  markReady(
+    id: string,
+    r: ReadyResult,
+    balance: { bank_account_id: string; balance: number; currency: string; as_of: string } | null,
+  ): void {
+    this.sqlite
+      .transaction(() => {
+        this.sqlite
+          .query(
+            `UPDATE statements SET status = 'ready', bank_state = 'done', opening_balance = ?, closing_balance = ?,
+                  total_credit = ?, total_debit = ?, operations_count = ?, fetched_at = ?
+            WHERE id = ? AND status = 'processing'`,
+          )
+          .run(
+            r.opening_balance,
+            r.closing_balance,
+            r.total_credit,
+            r.total_debit,
+            r.operations_count,
+            r.fetched_at,
+            id,
+          );
+        // Cut off any rows beyond the final count (left by an interrupted earlier attempt).
+        this.sqlite
+          .query("DELETE FROM statement_operations WHERE statement_id = ? AND seq > ?")
+          .run(id, r.operations_count);
+        if (balance) this.upsertBalance(balance);
+      })
+      .immediate();
+  }
+
+  upsertBalance(b: { bank_account_id: string; balance: number; currency: string; as_of: string }): void {
+    this.sqlite
+      .query(
+        `INSERT INTO balances (bank_account_id, balance, currency, as_of) VALUES (?, ?, ?, ?)
+         ON CONFLICT(bank_account_id) DO UPDATE SET balance = excluded.balance, currency = excluded.currency,
+           as_of = excluded.as_of WHERE excluded.as_of >= balances.as_of`,
+      )
+      .run(b.bank_account_id, b.balance, b.currency, b.as_of);
+  }
+
+  balance(bankAccountId: string): { balance: number; currency: string; as_of: string } | null {
+    return (
+      this.sqlite
+        .query<{ balance: number; currency: string; as_of: string }, [string]>(
+          "SELECT balance, currency, as_of FROM balances WHERE bank_account_id = ?",
+        )
+        .get(bankAccountId) ?? null
+    );
+  }
+
+  due(nowMs: number, limit: number): StatementRow[] {
+    return this.dueStmt.all(nowMs, limit);
+  }
+
+  /** A page of a statement's operations in bank order, after `afterSeq`. */
+  operationsPage(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    afterSeq: number,
+    limit: number,
+  ): { seq: number; op: StatementOperation }[] {
+    return this.opsPage
+      .all(statement.bank_account_id, statement.id, afterSeq, limit)
+      .map((r) => ({ seq: r.seq, op: operationFromRow(r) }));
+  }
+
+  docTypes(statementId: string): string[] {
+    return this.sqlite
+      .query<{ doc_type: string }, [string]>(
+        `SELECT DISTINCT o.doc_type FROM statement_operations so
+           JOIN statements s ON s.id = so.statement_id
+           JOIN operations o ON o.bank_account_id = s.bank_account_id AND o.operation_id = so.operation_id
+          WHERE so.statement_id = ?`,
+      )
+      .all(statementId)
+      .map((r) => r.doc_type);
+  }
+
+  /** Statements newest first; keyset paging on (created_at, id). */
+  list(filter: {
+    apiTokenId?: string;
+    bankAccountIds?: string[];
+    status?: StatementStatus;
+    before?: { created_at: string; id: string };
+    limit: number;
+  }): StatementRow[] {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (filter.apiTokenId !== undefined) {
+      where.push("api_token_id = ?");
+      params.push(filter.apiTokenId);
+    }
+    if (filter.bankAccountIds !== undefined) {
+      if (filter.bankAccountIds.length === 0) return [];
+      where.push(`bank_account_id IN (${filter.bankAccountIds.map(() => "?").join(",")})`);
+      params.push(...filter.bankAccountIds);
+    }
+    if (filter.status !== undefined) {
+      where.push("status = ?");
+      params.push(filter.status);
+    }
+    if (filter.before) {
+      where.push("(created_at < ? OR (created_at = ? AND id < ?))");
+      params.push(filter.before.created_at, filter.before.created_at, filter.before.id);
+    }
+    params.push(filter.limit);
+    return this.sqlite
+      .query<StatementRow, (string | number)[]>(
+        `SELECT * FROM statements ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+          ORDER BY created_at DESC, id DESC LIMIT ?`,
+      )
+      .all(...params);
+  }
+}

@@ -1,0 +1,301 @@
+// Ordering, polling and listing statements. Knows nothing of HTTP: takes a principal and plain
+// input, returns views or throws ApiError.
+import type { AccessPolicy } from "../auth/access-policy";
+import type { Principal } from "../auth/guard";
+import type { BankGateway } from "../bank-gateway";
+import { type Clock, dateInZone, newId } from "../clock";
+import type { BankAccountRecord } from "../db/repos/accounts";
+import { isValidIsoDate } from "../formats/dates";
+import { maskAccountNumber } from "../formats/mask";
+import { kopecksToJsonNumber } from "../formats/money";
+import { ApiError, validationError } from "../http/errors";
+import type { StatementRepository, StatementRow, StatementStatus } from "./repository";
+
+export const MAX_PERIOD_DAYS = 31;
+export const MAX_EXTERNAL_ID = 256;
+
+export interface OrderInput {
+  bank_account_id: string;
+  external_id?: string;
+  date_from: string;
+  date_to: string;
+}
+
+export interface StatementView {
+  statement_id: string;
+  status: StatementStatus;
+  bank_account_id: string;
+  account_number_masked: string;
+  external_id: string | null;
+  source: "integration" | "ui";
+  date_from: string;
+  date_to: string;
+  created_at: string;
+  fetched_at?: string;
+  operations_count?: number;
+  error?: { code: string; message: string };
+}
+
+export interface BalanceView {
+  bank_account_id: string;
+  balance: number | null;
+  currency: string;
+  as_of: string | null;
+  stale: boolean;
+}
+
+/** Started when an order is stored: sends the bank request now instead of at the next poll. */
+export type OrderDispatcher = (statementId: string) => void;
+
+export function daysInclusive(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
+}
+
+export function statementView(
+  row: StatementRow,
+  account: Pick<BankAccountRecord, "accountNumber">,
+): StatementView {
+  const view: StatementView = {
+    statement_id: row.id,
+    status: row.status,
+    bank_account_id: row.bank_account_id,
+    account_number_masked: maskAccountNumber(account.accountNumber),
+    external_id: row.external_id,
+    source: row.source,
+    date_from: row.date_from,
+    date_to: row.date_to,
+    created_at: row.created_at,
+  };
+  if (row.status === "ready") {
+    view.fetched_at = row.fetched_at ?? undefined;
+    view.operations_count = row.operations_count ?? 0;
+  }
+  if (row.status === "failed") {
+    view.error = { code: row.error_code ?? "bank_error", message: row.error_message ?? "Ошибка банка" };
+  }
+  return view;
+}
+
+export interface StatementServiceDeps {
+  clock: Clock;
+  timezone: string;
+  balanceStaleSeconds: number;
+  repo: StatementRepository;
+  access: AccessPolicy;
+  gateway: BankGateway;
+  accountOf: (id: string) => BankAccountRecord | null;
+}
+
+export class StatementService {
+  private dispatch: OrderDispatcher = () => {};
+
+  constructor(private readonly deps: StatementServiceDeps) {}
+
+  onOrder(dispatch: OrderDispatcher): void {
+    this.dispatch = dispatch;
+  }
+
+  today(): string {
+    return dateInZone(this.deps.clock.now(), this.deps.timezone);
+  }
+
+  /** Validates dates per the rules of the order route; returns nothing or throws validation_error. */
+  checkPeriod(dateFrom: string, dateTo: string, maxDays = MAX_PERIOD_DAYS): void {
+    if (!isValidIsoDate(dateFrom)) throw validationError("date_from", "date_from: ожидается дата YYYY-MM-DD");
+    if (!isValidIsoDate(dateTo)) throw validationError("date_to", "date_to: ожидается дата YYYY-MM-DD");
+    if (dateFrom > dateTo) throw validationError("date_from", "date_from не может быть позже date_to");
+    if (dateTo > this.today())
+      throw validationError("date_to", "date_to не может быть позже сегодняшнего дня");
+    if (daysInclusive(dateFrom, dateTo) > maxDays) {
+      throw validationError("date_to", `Период не длиннее ${maxDays} дней; закажите несколько выписок`, {
+        max_days: maxDays,
+      });
+    }
+  }
+
+  /** POST /integration/statements: 201 for a new order, 200 for an idempotent repeat. */
+  order(principal: Principal, input: OrderInput): { created: boolean; statement: StatementView } {
+    const externalId = (input.external_id ?? "").trim();
+    if (externalId.length === 0) throw validationError("external_id", "external_id не может быть пустым");
+    if (externalId.length > MAX_EXTERNAL_ID) {
+      throw validationError("external_id", `external_id не длиннее ${MAX_EXTERNAL_ID} символов`);
+    }
+    this.checkPeriod(input.date_from, input.date_to);
+    const account = this.deps.access.account(principal, input.bank_account_id, "read_statements");
+    return this.place(account, {
+      apiTokenId: principal.tokenId,
+      externalId,
+      source: "integration",
+      dateFrom: input.date_from,
+      dateTo: input.date_to,
+    });
+  }
+
+  /** An order placed by an operator in the admin UI (no token, no external id). */
+  orderFromUi(bankAccountId: string, dateFrom: string, dateTo: string): StatementView {
+    const account = this.deps.accountOf(bankAccountId);
+    if (!account) throw new ApiError("not_found", "Счёт не найден", { field: "bank_account_id" });
+    this.checkPeriod(dateFrom, dateTo);
+    return this.place(account, { apiTokenId: null, externalId: null, source: "ui", dateFrom, dateTo })
+      .statement;
+  }
+
+  private place(
+    account: BankAccountRecord,
+    o: {
+      apiTokenId: string | null;
+      externalId: string | null;
+      source: "integration" | "ui";
+      dateFrom: string;
+      dateTo: string;
+    },
+  ): { created: boolean; statement: StatementView } {
+    const adapter = this.deps.gateway.adapterFor(account);
+    const outcome = this.deps.repo.createOrFind({
+      id: newId(),
+      bank_account_id: account.id,
+      api_token_id: o.apiTokenId,
+      source: o.source,
+      external_id: o.externalId,
+      date_from: o.dateFrom,
+      date_to: o.dateTo,
+      created_at: this.deps.clock.now().toISOString(),
+    });
+    // Checked before inserting would be simpler, but an idempotent repeat of an existing order must
+    // still answer 200/409 as before; a new order for such a bank is removed below, leaving nothing.
+    if (outcome.kind === "existing") {
+      const row = outcome.row;
+      if (row.bank_account_id !== account.id || row.date_from !== o.dateFrom || row.date_to !== o.dateTo) {
+        throw new ApiError("conflict", undefined, { statement_id: row.id });
+      }
+      return { created: false, statement: statementView(row, account) };
+    }
+    if (!adapter.supportsStatements) {
+      this.deps.repo.delete(outcome.row.id);
+      throw new ApiError("bank_not_supported", "Банк этого счёта не поддерживает выписки", {
+        bank: account.bank,
+      });
+    }
+    this.dispatch(outcome.row.id);
+    return { created: true, statement: statementView(outcome.row, account) };
+  }
+
+  /** A statement owned by the principal's token; another token's is "not found" (deliberately). */
+  owned(principal: Principal, statementId: string): { row: StatementRow; account: BankAccountRecord } {
+    const row = this.deps.repo.findById(statementId);
+    if (!row || row.api_token_id !== principal.tokenId) throw new ApiError("not_found", "Выписка не найдена");
+    const account = this.deps.access.account(principal, row.bank_account_id, "read_statements");
+    return { row, account };
+  }
+
+  get(principal: Principal, statementId: string): StatementView {
+    const { row, account } = this.owned(principal, statementId);
+    return statementView(row, account);
+  }
+
+  list(
+    principal: Principal,
+    q: { bank_account_id?: string; status?: StatementStatus; limit?: number; cursor?: string },
+  ): { statements: StatementView[]; next_cursor: string | null } {
+    const limit = q.limit ?? 20;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      throw validationError("limit", "limit: от 1 до 100");
+    let accountIds: string[];
+    if (q.bank_account_id !== undefined) {
+      accountIds = [this.deps.access.account(principal, q.bank_account_id, "read_statements").id];
+    } else {
+      accountIds = this.deps.access.accessibleAccounts(principal, "read_statements").map((a) => a.id);
+    }
+    return this.page({
+      apiTokenId: principal.tokenId,
+      accountIds,
+      status: q.status,
+      limit,
+      cursor: q.cursor,
+    });
+  }
+
+  /** Keyset-paged statements of the given accounts (and token, when given), newest first. */
+  page(q: {
+    apiTokenId?: string;
+    accountIds: string[];
+    status?: StatementStatus;
+    limit: number;
+    cursor?: string;
+  }): { statements: StatementView[]; next_cursor: string | null } {
+    const before = q.cursor === undefined ? undefined : decodeListCursor(q.cursor);
+    if (before === null) throw validationError("cursor", "Неверный курсор");
+    const rows = this.deps.repo.list({
+      apiTokenId: q.apiTokenId,
+      bankAccountIds: q.accountIds,
+      status: q.status,
+      before,
+      limit: q.limit + 1,
+    });
+    const more = rows.length > q.limit;
+    const page = more ? rows.slice(0, q.limit) : rows;
+    const accounts = new Map<string, BankAccountRecord | null>();
+    const statements = page.map((row) => {
+      if (!accounts.has(row.bank_account_id))
+        accounts.set(row.bank_account_id, this.deps.accountOf(row.bank_account_id));
+      return statementView(row, accounts.get(row.bank_account_id) ?? { accountNumber: "" });
+    });
+    const last = page[page.length - 1];
+    return { statements, next_cursor: more && last ? encodeListCursor(last) : null };
+  }
+
+  /** The cached balance; reading it never calls the bank. */
+  balance(account: BankAccountRecord): BalanceView {
+    const cached = this.deps.repo.balance(account.id);
+    if (!cached)
+      return {
+        bank_account_id: account.id,
+        balance: null,
+        currency: account.currency,
+        as_of: null,
+        stale: true,
+      };
+    const ageMs = this.deps.clock.now().getTime() - Date.parse(cached.as_of);
+    return {
+      bank_account_id: account.id,
+      balance: kopecksToJsonNumber(cached.balance),
+      currency: cached.currency,
+      as_of: cached.as_of,
+      stale: ageMs > this.deps.balanceStaleSeconds * 1000,
+    };
+  }
+
+  /** Asks the bank for the balance now and caches it (admin refresh and the periodic refresh). */
+  async refreshBalance(account: BankAccountRecord): Promise<BalanceView> {
+    const adapter = this.deps.gateway.adapterFor(account);
+    const result = await adapter.getBalance(this.deps.gateway.refFor(account));
+    this.deps.repo.upsertBalance({
+      bank_account_id: account.id,
+      balance: result.balance,
+      currency: account.currency,
+      as_of: result.as_of.toISOString(),
+    });
+    return this.balance(account);
+  }
+}
+
+function encodeListCursor(row: StatementRow): string {
+  return Buffer.from(JSON.stringify([row.created_at, row.id])).toString("base64url");
+}
+
+function decodeListCursor(cursor: string): { created_at: string; id: string } | null {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, "base64url").toString()) as unknown;
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === "string" &&
+      typeof value[1] === "string"
+    ) {
+      return { created_at: value[0], id: value[1] };
+    }
+  } catch {
+    // falls through
+  }
+  return null;
+}

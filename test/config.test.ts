@@ -1,0 +1,151 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "../src/config";
+
+const KEY = Buffer.alloc(32, 1).toString("base64");
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe("loadConfig", () => {
+  test("defaults are those of decisions §1", () => {
+    expect(loadConfig({})).toEqual({
+      dbPath: "./data/svc.db",
+      host: "127.0.0.1",
+      port: 8080,
+      adminToken: null,
+      secretKey: null,
+      bankPollIntervalMs: 30_000,
+      sessionTtlSeconds: 28_800,
+      sessionSweepIntervalMs: 60_000,
+      balanceStaleSeconds: 3600,
+      timezone: "Europe/Moscow",
+      mcpAllowedOrigins: [],
+      trustProxy: [],
+      logLevel: "info",
+    });
+  });
+
+  test("every variable is read", () => {
+    const config = loadConfig({
+      SVC_DB_PATH: ":memory:",
+      SVC_HOST: "0.0.0.0",
+      SVC_PORT: "0",
+      SVC_ADMIN_TOKEN: "a".repeat(32),
+      SVC_SECRET_KEY: KEY,
+      SVC_BANK_POLL_INTERVAL_MS: "1000",
+      SVC_SESSION_TTL_SECONDS: "60",
+      SVC_SESSION_SWEEP_INTERVAL_MS: "500",
+      SVC_BALANCE_STALE_SECONDS: "10",
+      SVC_TIMEZONE: "Asia/Yekaterinburg",
+      MCP_ALLOWED_ORIGINS: "https://agent.example.com, http://localhost:3000",
+      SVC_TRUST_PROXY: "10.0.0.0/8, ::1",
+      SVC_LOG_LEVEL: "debug",
+    });
+    expect(config).toEqual({
+      dbPath: ":memory:",
+      host: "0.0.0.0",
+      port: 0,
+      adminToken: "a".repeat(32),
+      secretKey: new Uint8Array(Buffer.alloc(32, 1)),
+      bankPollIntervalMs: 1000,
+      sessionTtlSeconds: 60,
+      sessionSweepIntervalMs: 500,
+      balanceStaleSeconds: 10,
+      timezone: "Asia/Yekaterinburg",
+      mcpAllowedOrigins: ["https://agent.example.com", "http://localhost:3000"],
+      trustProxy: ["10.0.0.0/8", "::1"],
+      logLevel: "debug",
+    });
+  });
+
+  test("an empty value means unset", () => {
+    const config = loadConfig({
+      SVC_ADMIN_TOKEN: "",
+      SVC_SECRET_KEY: "",
+      SVC_PORT: "",
+      SVC_TIMEZONE: "",
+      SVC_LOG_LEVEL: "",
+      MCP_ALLOWED_ORIGINS: "",
+      SVC_TRUST_PROXY: "",
+    });
+    expect(config.adminToken).toBeNull();
+    expect(config.secretKey).toBeNull();
+    expect(config.port).toBe(8080);
+    expect(config.timezone).toBe("Europe/Moscow");
+    expect(config.logLevel).toBe("info");
+    expect(config.mcpAllowedOrigins).toEqual([]);
+    expect(config.trustProxy).toEqual([]);
+  });
+
+  test("the port range ends are accepted", () => {
+    expect(loadConfig({ SVC_PORT: "0" }).port).toBe(0);
+    expect(loadConfig({ SVC_PORT: "65535" }).port).toBe(65535);
+  });
+
+  test("an admin token of exactly 32 characters is accepted", () => {
+    expect(loadConfig({ SVC_ADMIN_TOKEN: "x".repeat(32) }).adminToken).toBe("x".repeat(32));
+  });
+
+  const bad: [string, Record<string, string>][] = [
+    ["SVC_PORT", { SVC_PORT: "abc" }],
+    ["SVC_PORT", { SVC_PORT: "70000" }],
+    ["SVC_PORT", { SVC_PORT: "65536" }],
+    ["SVC_PORT", { SVC_PORT: "-1" }],
+    ["SVC_PORT", { SVC_PORT: "80.5" }],
+    ["SVC_ADMIN_TOKEN", { SVC_ADMIN_TOKEN: "short" }],
+    ["SVC_ADMIN_TOKEN", { SVC_ADMIN_TOKEN: "x".repeat(31) }],
+    ["SVC_SECRET_KEY", { SVC_SECRET_KEY: Buffer.alloc(16, 1).toString("base64") }],
+    ["SVC_SECRET_KEY", { SVC_SECRET_KEY: Buffer.alloc(33, 1).toString("base64") }],
+    ["SVC_SECRET_KEY", { SVC_SECRET_KEY: "not base64 at all!" }],
+    ["SVC_TIMEZONE", { SVC_TIMEZONE: "Mars/Olympus" }],
+    ["SVC_LOG_LEVEL", { SVC_LOG_LEVEL: "loud" }],
+    ["MCP_ALLOWED_ORIGINS", { MCP_ALLOWED_ORIGINS: "notanorigin" }],
+    ["MCP_ALLOWED_ORIGINS", { MCP_ALLOWED_ORIGINS: "https://ok.example, ftp://x.example" }],
+    ["MCP_ALLOWED_ORIGINS", { MCP_ALLOWED_ORIGINS: "https://x.example/path" }],
+    ["SVC_TRUST_PROXY", { SVC_TRUST_PROXY: "foo" }],
+    ["SVC_TRUST_PROXY", { SVC_TRUST_PROXY: "10.0.0.0/8, 10.0.0.0/33" }],
+    ["SVC_BANK_POLL_INTERVAL_MS", { SVC_BANK_POLL_INTERVAL_MS: "soon" }],
+    ["SVC_SESSION_TTL_SECONDS", { SVC_SESSION_TTL_SECONDS: "0" }],
+    ["SVC_SESSION_SWEEP_INTERVAL_MS", { SVC_SESSION_SWEEP_INTERVAL_MS: "x" }],
+    ["SVC_BALANCE_STALE_SECONDS", { SVC_BALANCE_STALE_SECONDS: "-5" }],
+  ];
+  for (const [variable, env] of bad) {
+    test(`${JSON.stringify(env)} is a ConfigError naming ${variable}`, () => {
+      const error = configError(env);
+      expect(error.variable).toBe(variable);
+      expect(error.message).toContain(variable);
+    });
+  }
+});
+
+describe("svc serve with a bad configuration", () => {
+  test("SVC_PORT=abc stops the process with a non-zero exit and a message naming SVC_PORT", async () => {
+    const root = `${import.meta.dir}/..`;
+    const proc = Bun.spawn([`${root}/node_modules/.bin/bun`, "run", "cli/svc.ts", "serve"], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SVC_PORT: "abc", SVC_DB_PATH: ":memory:" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      const [code, stderr, stdout] = await Promise.all([
+        proc.exited,
+        new Response(proc.stderr).text(),
+        new Response(proc.stdout).text(),
+      ]);
+      expect(code).not.toBe(0);
+      expect(stderr).toContain("SVC_PORT");
+      // It stopped before listening.
+      expect(stdout).not.toContain("listening");
+    } finally {
+      proc.kill();
+    }
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, test } from "bun:test";
+import { parse } from "csv-parse/sync";
+import { CSV_COLUMNS, csvHeader, csvRows } from "../../src/formats/csv";
+import type { StatementOperation } from "../../src/formats/types";
+import { SAMPLE_OPERATIONS } from "./sample-operations";
+
+const base = SAMPLE_OPERATIONS[0]!;
+
+function withPurpose(purpose: string, name = base.payee.name): StatementOperation {
+  return { ...base, purpose, payee: { ...base.payee, name } };
+}
+
+describe("statement CSV", () => {
+  test("header row in the specified order, CRLF-terminated", () => {
+    expect(csvHeader()).toBe(
+      "doc_date,doc_number,amount,currency,direction,payer_inn,payer_name,payer_account," +
+        "payee_inn,payee_name,payee_account,purpose\r\n",
+    );
+    expect(csvHeader().trimEnd().split(",")).toEqual([...CSV_COLUMNS]);
+  });
+
+  test("a plain row", () => {
+    const op: StatementOperation = { ...SAMPLE_OPERATIONS[2]!, payer: { ...base.payer, name: "Ромашка" } };
+    expect(csvRows([op])).toBe(
+      "2026-11-05,1,0.05,RUB,debit,7719617469,Ромашка,40702810938000000001," +
+        "7707083893,ПАО Сбербанк,70601810038000000001,Комиссия за ведение счета\r\n",
+    );
+  });
+
+  test("quotes commas, double quotes and line breaks (RFC 4180)", () => {
+    const text = csvRows([
+      withPurpose('a, "b"\nc'),
+      withPurpose("x\r\ny", "Name, Inc."),
+      withPurpose("lone\rcr"),
+    ]);
+    expect(text).toContain('"a, ""b""\nc"\r\n');
+    expect(text).toContain('"Name, Inc."');
+    expect(text).toContain('"x\r\ny"');
+    expect(text).toContain('"lone\rcr"');
+  });
+
+  test("csv-parse reads every value back exactly", () => {
+    const ops = [
+      ...SAMPLE_OPERATIONS,
+      withPurpose('Оплата, "по счету"\r\nстрока 2\nстрока 3'),
+      withPurpose(" leading and trailing spaces "),
+      withPurpose("=SUM(A1)"),
+      withPurpose("", ""),
+    ];
+    const text = csvHeader() + csvRows(ops.slice(0, 3)) + csvRows(ops.slice(3));
+    const rows = parse(text, { columns: true }) as Array<Record<string, string>>;
+    expect(rows).toHaveLength(ops.length);
+    rows.forEach((row, i) => {
+      const op = ops[i]!;
+      expect(Object.keys(row)).toEqual([...CSV_COLUMNS]);
+      expect(row).toEqual({
+        doc_date: op.doc_date,
+        doc_number: op.doc_number,
+        amount: (op.amount / 100).toFixed(2),
+        currency: op.currency,
+        direction: op.direction,
+        payer_inn: op.payer.inn,
+        payer_name: op.payer.name,
+        payer_account: op.payer.account,
+        payee_inn: op.payee.inn,
+        payee_name: op.payee.name,
+        payee_account: op.payee.account,
+        purpose: op.purpose,
+      });
+    });
+  });
+
+  test("chunks concatenate to the same text as one call; records end with CRLF", () => {
+    const whole = csvRows(SAMPLE_OPERATIONS);
+    const chunked = SAMPLE_OPERATIONS.map((op) => csvRows([op])).join("");
+    expect(chunked).toBe(whole);
+    expect(whole.endsWith("\r\n")).toBe(true);
+    expect(csvRows([])).toBe("");
+  });
+
+  test("accepts any iterable", () => {
+    function* gen() {
+      yield* SAMPLE_OPERATIONS;
+    }
+    expect(csvRows(gen())).toBe(csvRows(SAMPLE_OPERATIONS));
+  });
+});
