@@ -5,6 +5,7 @@ import { adminApi } from "./admin/api";
 import type { Services } from "./container";
 import { routeDoc } from "./http/docs";
 import { httpSpine } from "./http/spine";
+import { paymentRoutes } from "./payments/routes";
 import { statementRoutes } from "./statements/routes";
 
 export interface AppOptions {
@@ -63,6 +64,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         now: () => services.clock.now(),
       }),
     )
+    .use(paymentRoutes({ guard: services.guard, service: services.payments }))
     .use(
       adminApi({
         admin: services.admin,

@@ -70,6 +70,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminToken !== "" && adminToken.length < 32) {
     throw new ConfigError("SVC_ADMIN_TOKEN", "must be at least 32 characters");
   }
+  // A bearer value has no whitespace: such a token could never be presented.
+  if (/\s/.test(adminToken)) throw new ConfigError("SVC_ADMIN_TOKEN", "must not contain whitespace");
 
   let secretKey: Uint8Array | null = null;
   const rawKey = env.SVC_SECRET_KEY ?? "";

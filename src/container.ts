@@ -17,6 +17,8 @@ import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
 import { SqliteSandboxRequestLog } from "./db/repos/sandbox-requests";
 import { TokenRepository } from "./db/repos/tokens";
 import type { Logger } from "./http/logger";
+import { PaymentRepository } from "./payments/repository";
+import { PaymentService } from "./payments/service";
 import { BalanceRefresher, StatementPoller } from "./statements/poller";
 import { StatementRepository } from "./statements/repository";
 import { StatementService } from "./statements/service";
@@ -86,6 +88,8 @@ export function buildServices(
     config.bankPollIntervalMs * 10,
     logger,
   );
+  const paymentRepo = new PaymentRepository(sqlite, audit);
+  const payments = new PaymentService({ clock, repo: paymentRepo, access, gateway, accountOf });
   const trustedProxies = config.trustProxy.map(parseIpRange).filter((r): r is IpRange => r !== null);
 
   return {
@@ -110,6 +114,8 @@ export function buildServices(
     statements,
     poller,
     balanceRefresher,
+    paymentRepo,
+    payments,
     trustedProxies,
   };
 }

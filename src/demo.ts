@@ -59,9 +59,10 @@ export function seedDemo(admin: AdminService): DemoResult | null {
   };
 }
 
-export function demoBanner(demo: DemoResult, baseUrl: string): string {
+/** `today` is the calendar date in the business time zone: a later date_to would be refused. */
+export function demoBanner(demo: DemoResult, baseUrl: string, today: string): string {
   const main = demo.accounts[0]!;
-  const to = new Date().toISOString().slice(0, 10);
+  const to = today;
   const from = `${to.slice(0, 8)}01`;
   return [
     "",

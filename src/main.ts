@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { createApp } from "./app";
-import { type Clock, secureRandomBytes, systemClock } from "./clock";
+import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./clock";
 import { type Config, ConfigError, decodeSecretKey } from "./config";
 import { buildServices, type Services } from "./container";
 import { migrate, openDatabase } from "./db/open";
@@ -83,7 +83,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const url = `http://${host}:${port}`;
   for (const w of workers) w.start();
   logger.info("listening", { url, port, version: VERSION, db: config.dbPath });
-  if (demo) (options.print ?? ((t: string) => process.stdout.write(t)))(demoBanner(demo, url));
+  if (demo) {
+    const today = dateInZone(services.clock.now(), config.timezone);
+    (options.print ?? ((t: string) => process.stdout.write(t)))(demoBanner(demo, url, today));
+  }
 
   let stopping: Promise<void> | null = null;
   const stop = () => {

@@ -101,6 +101,8 @@ describe("loadConfig", () => {
     ["SVC_PORT", { SVC_PORT: "80.5" }],
     ["SVC_ADMIN_TOKEN", { SVC_ADMIN_TOKEN: "short" }],
     ["SVC_ADMIN_TOKEN", { SVC_ADMIN_TOKEN: "x".repeat(31) }],
+    ["SVC_ADMIN_TOKEN", { SVC_ADMIN_TOKEN: `${"x".repeat(32)}\n` }],
+    ["SVC_ADMIN_TOKEN", { SVC_ADMIN_TOKEN: `${"x".repeat(16)} ${"x".repeat(16)}` }],
     ["SVC_SECRET_KEY", { SVC_SECRET_KEY: Buffer.alloc(16, 1).toString("base64") }],
     ["SVC_SECRET_KEY", { SVC_SECRET_KEY: Buffer.alloc(33, 1).toString("base64") }],
     ["SVC_SECRET_KEY", { SVC_SECRET_KEY: "not base64 at all!" }],
@@ -130,7 +132,12 @@ describe("svc serve with a bad configuration", () => {
     const root = `${import.meta.dir}/..`;
     const proc = Bun.spawn([`${root}/node_modules/.bin/bun`, "run", "cli/svc.ts", "serve"], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SVC_PORT: "abc", SVC_DB_PATH: ":memory:" },
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/tmp",
+        SVC_PORT: "abc",
+        SVC_DB_PATH: ":memory:",
+      },
       stdout: "pipe",
       stderr: "pipe",
     });

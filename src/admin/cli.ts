@@ -58,6 +58,15 @@ function optionalInt(value: string | undefined, flag: string): number | undefine
 
 class UsageError extends Error {}
 
+/** The bank login: a JSON object, as the admin API requires (not an array, string or number). */
+function credentialsObject(text: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UsageError("--credentials must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}
+
 export async function runAdminCommand(config: Config, argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
@@ -97,10 +106,7 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
             bik: required(v.bik, "bik"),
             currency: v.currency,
             alias: v.alias,
-            credentials:
-              v.credentials === undefined
-                ? undefined
-                : (JSON.parse(v.credentials) as Record<string, unknown>),
+            credentials: v.credentials === undefined ? undefined : credentialsObject(v.credentials),
             sandbox:
               v["ops-per-day"] === undefined && opening === undefined
                 ? undefined

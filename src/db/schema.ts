@@ -217,3 +217,83 @@ export const mcpSessions = sqliteTable(
   },
   (t) => [index("mcp_sessions_expiry_idx").on(t.expiresAtMs)],
 );
+
+// Payment files uploaded by integration clients: one import per upload, one item per payment order.
+export const paymentImports = sqliteTable(
+  "payment_imports",
+  {
+    id: text("id").primaryKey(),
+    apiTokenId: text("api_token_id").notNull(),
+    bankAccountId: text("bank_account_id")
+      .notNull()
+      .references(() => bankAccounts.id),
+    fileBytes: integer("file_bytes").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("payment_imports_token_idx").on(t.apiTokenId, t.createdAt)],
+);
+
+export const paymentItems = sqliteTable(
+  "payment_items",
+  {
+    id: text("id").primaryKey(),
+    importId: text("import_id")
+      .notNull()
+      .references(() => paymentImports.id),
+    seq: integer("seq").notNull(),
+    line: integer("line").notNull(),
+    // draft -> submitting (committed before the bank call) -> submitted | rejected
+    status: text("status", { enum: ["draft", "submitting", "submitted", "rejected"] }).notNull(),
+    docNumber: text("doc_number").notNull(),
+    docDate: text("doc_date").notNull(),
+    amount: integer("amount").notNull(),
+    currency: text("currency").notNull(),
+    purpose: text("purpose").notNull(),
+    priority: text("priority"),
+    payeeName: text("payee_name").notNull(),
+    payeeInn: text("payee_inn").notNull(),
+    payeeKpp: text("payee_kpp").notNull(),
+    payeeAccount: text("payee_account").notNull(),
+    payeeBankName: text("payee_bank_name").notNull(),
+    payeeBankBik: text("payee_bank_bik").notNull(),
+    payeeBankCorrAccount: text("payee_bank_corr_account").notNull(),
+    // The submission that claimed the item; its bank idempotency key is stable across retries.
+    submissionId: text("submission_id"),
+    bankIdempotencyKey: text("bank_idempotency_key"),
+    // Stored, never returned.
+    bankReference: text("bank_reference"),
+    signUrl: text("sign_url"),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    submittedAt: text("submitted_at"),
+  },
+  (t) => [
+    uniqueIndex("payment_items_import_seq_uq").on(t.importId, t.seq),
+    index("payment_items_submission_idx").on(t.submissionId),
+  ],
+);
+
+// Idempotency records of submit calls: (api_token_id, external_id) is unique; payload_hash tells
+// a repeat from a conflicting reuse; result_json is the first answer, replayed on repeats.
+export const paymentSubmissions = sqliteTable(
+  "payment_submissions",
+  {
+    id: text("id").primaryKey(),
+    apiTokenId: text("api_token_id").notNull(),
+    externalId: text("external_id").notNull(),
+    payloadHash: text("payload_hash").notNull(),
+    kind: text("kind", { enum: ["import", "item"] }).notNull(),
+    importId: text("import_id")
+      .notNull()
+      .references(() => paymentImports.id),
+    itemId: text("item_id"),
+    status: text("status", { enum: ["in_progress", "completed"] }).notNull(),
+    resultJson: text("result_json"),
+    createdAt: text("created_at").notNull(),
+    completedAt: text("completed_at"),
+  },
+  (t) => [
+    uniqueIndex("payment_submissions_token_external_uq").on(t.apiTokenId, t.externalId),
+    index("payment_submissions_status_idx").on(t.status),
+  ],
+);

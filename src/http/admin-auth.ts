@@ -13,10 +13,14 @@ export function checkAdminBearer(adminToken: string | null, authorization: strin
 }
 
 export function adminAuth(adminToken: string | null) {
-  return new Elysia({ name: "admin-auth" }).derive({ as: "scoped" }, ({ request, body }) => {
+  const plugin = new Elysia({ name: "admin-auth" }).derive({ as: "scoped" }, ({ request, body }) => {
     checkAdminBearer(adminToken, request.headers.get("authorization"));
     if (isInvalidJson(body)) throw invalidRequestBody();
     const state = requestState(request);
     return { actor: { requestId: state.requestId, ip: state.clientIp } };
   });
+  // Without an admin token, every method on every path under the prefix reaches the check above
+  // and is 404 (a 405 with an Allow header would reveal the routes).
+  if (adminToken === null) plugin.all("/*", () => undefined, { detail: { hide: true } });
+  return plugin;
 }

@@ -81,9 +81,12 @@ export function payloadTooLarge(limit: number): ApiError {
   return new ApiError("payload_too_large", undefined, { limit_bytes: limit });
 }
 
+// The router ignores one trailing slash ("/x/" and "/x" are the same route); so does this.
+const trimSlash = (p: string) => (p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p);
+
 function pathPatternMatches(pattern: string, path: string): boolean {
-  const a = pattern.split("/");
-  const b = path.split("/");
+  const a = trimSlash(pattern).split("/");
+  const b = trimSlash(path).split("/");
   if (a.length !== b.length) return a[a.length - 1] === "*" && b.length >= a.length - 1;
   return a.every((seg, i) => seg.startsWith(":") || seg === "*" || seg === b[i]);
 }

@@ -16,7 +16,12 @@ function accessLines(t: TestApp): Record<string, unknown>[] {
   return t.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === "request");
 }
 
-function adminPostRaw(t: TestApp, path: string, body: BodyInit, headers: Record<string, string> = {}) {
+function adminPostRaw(
+  t: TestApp,
+  path: string,
+  body: Uint8Array | string,
+  headers: Record<string, string> = {},
+) {
   return t.app.handle(
     new Request(`${BASE}/admin/api${path}`, {
       method: "POST",
@@ -146,6 +151,25 @@ describe("routing errors", () => {
     expect(token.headers.get("allow")).toBe("PATCH");
     await expectError(token, 405, "method_not_allowed");
   });
+
+  test("a trailing slash does not turn 405 into 404 (the router ignores it too)", async () => {
+    const t = makeTestApp();
+    expect((await t.request("GET", "/healthz/")).status).toBe(200);
+    const healthz = await t.request("POST", "/healthz/");
+    expect(healthz.headers.get("allow")).toBe("GET");
+    await expectError(healthz, 405, "method_not_allowed");
+
+    // A route declared with a trailing slash under its prefix, asked for without one.
+    const withSlash = t.app.routes.find(
+      (r) => r.path.length > 1 && r.path.endsWith("/") && r.method !== "ALL",
+    );
+    if (withSlash) {
+      const other = withSlash.method === "PUT" ? "PATCH" : "PUT";
+      const res = await t.request(other, withSlash.path.slice(0, -1));
+      expect(res.headers.get("allow")).toContain(withSlash.method);
+      await expectError(res, 405, "method_not_allowed");
+    }
+  });
 });
 
 describe("request bodies", () => {
@@ -187,12 +211,20 @@ describe("request bodies", () => {
   test('a malformed UUID in the URL path is "invalid request body"', async () => {
     const t = makeTestApp();
     await expectError(await t.admin("POST", "/tokens/not-a-uuid/revoke"), 400, "invalid request body");
-    await expectError(await t.admin("PATCH", "/tokens/not-a-uuid", { name: "x" }), 400, "invalid request body");
+    await expectError(
+      await t.admin("PATCH", "/tokens/not-a-uuid", { name: "x" }),
+      400,
+      "invalid request body",
+    );
   });
 
   test("a malformed UUID in a query parameter is validation_error", async () => {
     const t = makeTestApp();
-    const details = await expectError(await t.admin("GET", "/tokens?company_id=zzz"), 400, "validation_error");
+    const details = await expectError(
+      await t.admin("GET", "/tokens?company_id=zzz"),
+      400,
+      "validation_error",
+    );
     expect(details.field).toBe("company_id");
   });
 
@@ -211,13 +243,21 @@ describe("request bodies", () => {
 
   test("a missing field is 400 validation_error naming the field", async () => {
     const t = makeTestApp();
-    const details = await expectError(await t.admin("POST", "/companies", { name: "X" }), 400, "validation_error");
+    const details = await expectError(
+      await t.admin("POST", "/companies", { name: "X" }),
+      400,
+      "validation_error",
+    );
     expect(details.field).toBe("inn");
   });
 
   test("authentication comes before body checks", async () => {
     const t = makeTestApp();
-    await expectError(await t.request("POST", "/admin/api/companies", { body: "{nope" }), 401, "invalid_token_format");
+    await expectError(
+      await t.request("POST", "/admin/api/companies", { body: "{nope" }),
+      401,
+      "invalid_token_format",
+    );
     await expectError(
       await t.request("POST", "/admin/api/companies", { body: { name: 5 } }),
       401,
@@ -285,7 +325,11 @@ describe("health and documentation", () => {
     for (const route of t.app.routes) {
       if (route.path.startsWith("/docs")) continue;
       const openapiPath = route.path.replace(/:(\w+)/g, "{$1}");
-      expect({ route: openapiPath, method: route.method, documented: Boolean(doc.paths[openapiPath]?.[route.method.toLowerCase()]) }).toEqual({
+      expect({
+        route: openapiPath,
+        method: route.method,
+        documented: Boolean(doc.paths[openapiPath]?.[route.method.toLowerCase()]),
+      }).toEqual({
         route: openapiPath,
         method: route.method,
         documented: true,
@@ -338,6 +382,23 @@ describe("access log", () => {
     expect(lines[0]?.route).toBe("/healthz");
     // The route is the pattern, not the concrete path.
     expect(lines[3]?.route).toBe("/admin/api/tokens/:id/revoke");
+  });
+
+  test("api_token_id names the token of an authenticated request", async () => {
+    const t = makeTestApp();
+    const world = t.fixtures.world();
+    const admin = await t.admin("POST", "/companies", { name: "ООО Лог", inn: INN });
+    expect(admin.status).toBe(201);
+    const ok = await t.request("GET", "/api/v1/integration/statements", { token: world.token });
+    expect(ok.status).toBe(200);
+    await t.request("GET", "/api/v1/integration/statements", { token: `svc_test_${"Z".repeat(40)}` });
+    await settle(t, 3);
+    const lines = accessLines(t);
+    expect(lines.map((l) => [l.status, l.api_token_id])).toEqual([
+      [201, null],
+      [200, world.tokenId],
+      [401, null],
+    ]);
   });
 
   test("the client address is the socket peer, or the forwarded one behind a trusted proxy", async () => {

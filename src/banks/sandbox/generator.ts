@@ -86,7 +86,10 @@ export interface GeneratedStatement {
   total_credit: number;
   total_debit: number;
   operations_count: number;
-  /** Re-iterable; each iteration generates day by day, holding one day's operations at a time. */
+  /**
+   * Re-iterable; each iteration generates day by day, holding one day's operations at a time.
+   * Party objects are shared between operations and frozen: treat operations as read-only.
+   */
   operations: Iterable<StatementOperation>;
 }
 
@@ -99,8 +102,9 @@ function checkSpec(spec: SandboxAccountSpec): void {
       `ops_per_day must be an integer from ${SANDBOX_MIN_OPS_PER_DAY} to ${SANDBOX_MAX_OPS_PER_DAY}`,
     );
   }
-  if (!Number.isSafeInteger(spec.opening_balance))
+  if (!Number.isSafeInteger(spec.opening_balance)) {
     throw new RangeError("opening_balance must be integer kopecks");
+  }
 }
 
 function contextOf(spec: SandboxAccountSpec): AccountContext {
@@ -133,7 +137,7 @@ function drawAmount(rng: Rng): number {
   }
   const [lo, hi] = bucket;
   const amount = lo + Math.floor(rng.next() * (hi - lo));
-  // Nearly half of real payments are whole rubles.
+  // Many payments are in whole rubles.
   return rng.next() < 0.45 ? amount - (amount % 100) : amount;
 }
 

@@ -1,7 +1,7 @@
 // Seeded, engine-independent randomness for the sandbox data. Only 32-bit integer operations and
 // exact IEEE arithmetic are used (no Math.log/exp), so every engine and machine draws the same values.
 
-/** FNV-1a over UTF-16 code units, finished with a avalanche mix so that near strings diverge. */
+/** FNV-1a over UTF-16 code units, finished with an avalanche mix so that near strings diverge. */
 export function hashString(s: string, salt = 0): number {
   let h = (0x811c9dc5 ^ salt) >>> 0;
   for (let i = 0; i < s.length; i++) {

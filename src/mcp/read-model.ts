@@ -1,0 +1,172 @@
+// What the agent tools read, and nothing else: plain SELECTs over a connection that SQLite itself
+// refuses to write through (openReadOnly). No method here writes; the connection could not.
+import type { Database } from "bun:sqlite";
+import type { StatementOperation } from "../formats/types";
+import { OPERATION_COLUMNS, operationFromRow, type StatementRow, type StatementStatus } from "../statements/repository";
+
+export interface CompanyRecord {
+  company_id: string;
+  name: string;
+  inn: string;
+  kpp: string | null;
+}
+
+export interface CachedBalance {
+  balance: number;
+  currency: string;
+  as_of: string;
+}
+
+export interface OperationFilter {
+  bankAccountId: string;
+  dateFrom: string;
+  dateTo: string;
+  amountMinKopecks?: number;
+  amountMaxKopecks?: number;
+  counterpartyInn?: string;
+  direction?: "credit" | "debit";
+  /** An FTS5 MATCH expression built by `ftsQuery`; never raw user text. */
+  match?: string;
+  after?: { doc_date: string; operation_id: string };
+  limit: number;
+}
+
+type OperationRow = Parameters<typeof operationFromRow>[0];
+
+export class McpReadModel {
+  private readonly companyStmt;
+  private readonly balanceStmt;
+  private readonly statementStmt;
+  private readonly statementOpsStmt;
+  private readonly statementRangeStmt;
+
+  constructor(readonly db: Database) {
+    this.companyStmt = db.query<CompanyRecord, [string]>(
+      "SELECT id AS company_id, name, inn, kpp FROM companies WHERE id = ?",
+    );
+    this.balanceStmt = db.query<CachedBalance, [string]>(
+      "SELECT balance, currency, as_of FROM balances WHERE bank_account_id = ?",
+    );
+    this.statementStmt = db.query<StatementRow, [string]>("SELECT * FROM statements WHERE id = ?");
+    this.statementOpsStmt = db.query<OperationRow, [string, string, number]>(
+      `SELECT ${OPERATION_COLUMNS}
+         FROM statement_operations so
+         JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
+        WHERE so.statement_id = ?
+        ORDER BY so.seq LIMIT ?`,
+    );
+    this.statementRangeStmt = db.query<{ first: string | null; last: string | null }, [string, string]>(
+      `SELECT MIN(o.doc_date) AS first, MAX(o.doc_date) AS last
+         FROM statement_operations so
+         JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
+        WHERE so.statement_id = ?`,
+    );
+  }
+
+  company(id: string): CompanyRecord | null {
+    return this.companyStmt.get(id) ?? null;
+  }
+
+  balance(bankAccountId: string): CachedBalance | null {
+    return this.balanceStmt.get(bankAccountId) ?? null;
+  }
+
+  statement(id: string): StatementRow | null {
+    return this.statementStmt.get(id) ?? null;
+  }
+
+  /** Statements of the accounts, every source, newest first; keyset paging on (created_at, id). */
+  statements(q: {
+    bankAccountIds: string[];
+    status?: StatementStatus;
+    before?: { created_at: string; id: string };
+    limit: number;
+  }): StatementRow[] {
+    if (q.bankAccountIds.length === 0) return [];
+    const where = [`bank_account_id IN (${q.bankAccountIds.map(() => "?").join(",")})`];
+    const params: (string | number)[] = [...q.bankAccountIds];
+    if (q.status !== undefined) {
+      where.push("status = ?");
+      params.push(q.status);
+    }
+    if (q.before) {
+      where.push("(created_at < ? OR (created_at = ? AND id < ?))");
+      params.push(q.before.created_at, q.before.created_at, q.before.id);
+    }
+    params.push(q.limit);
+    return this.db
+      .query<StatementRow, (string | number)[]>(
+        `SELECT * FROM statements WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
+      )
+      .all(...params);
+  }
+
+  /** The first `limit` operations of a statement, in the bank's order. */
+  statementOperations(statement: Pick<StatementRow, "id" | "bank_account_id">, limit: number): StatementOperation[] {
+    return this.statementOpsStmt.all(statement.bank_account_id, statement.id, limit).map(operationFromRow);
+  }
+
+  statementDateRange(statement: Pick<StatementRow, "id" | "bank_account_id">): {
+    first: string | null;
+    last: string | null;
+  } {
+    return this.statementRangeStmt.get(statement.bank_account_id, statement.id) ?? { first: null, last: null };
+  }
+
+  /**
+   * Stored operations of one account (never the bank), ordered by (doc_date, operation_id).
+   * Operations are unique per (account, operation_id), so one held by two overlapping statements
+   * comes back once. Served by operations_date_idx / operations_inn_idx / operations_amount_idx.
+   */
+  searchOperations(f: OperationFilter): StatementOperation[] {
+    const where = ["o.bank_account_id = ?", "o.doc_date >= ?", "o.doc_date <= ?"];
+    const params: (string | number)[] = [f.bankAccountId, f.dateFrom, f.dateTo];
+    if (f.amountMinKopecks !== undefined) {
+      where.push("o.amount >= ?");
+      params.push(f.amountMinKopecks);
+    }
+    if (f.amountMaxKopecks !== undefined) {
+      where.push("o.amount <= ?");
+      params.push(f.amountMaxKopecks);
+    }
+    if (f.counterpartyInn !== undefined) {
+      where.push("o.counterparty_inn = ?");
+      params.push(f.counterpartyInn);
+    }
+    if (f.direction !== undefined) {
+      where.push("o.direction = ?");
+      params.push(f.direction);
+    }
+    if (f.match !== undefined) {
+      where.push("o.id IN (SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?)");
+      params.push(f.match);
+    }
+    if (f.after) {
+      where.push("(o.doc_date > ? OR (o.doc_date = ? AND o.operation_id > ?))");
+      params.push(f.after.doc_date, f.after.doc_date, f.after.operation_id);
+    }
+    params.push(f.limit);
+    return this.db
+      .query<OperationRow, (string | number)[]>(
+        `SELECT ${OPERATION_COLUMNS} FROM operations o
+          WHERE ${where.join(" AND ")}
+          ORDER BY o.doc_date, o.operation_id LIMIT ?`,
+      )
+      .all(...params)
+      .map(operationFromRow);
+  }
+}
+
+/**
+ * Free text as an FTS5 query: each word becomes a quoted string token (inner quotes doubled), so
+ * no FTS5 operator or column filter can come from the user, with a prefix star; words are ANDed.
+ * Words without a letter or digit are dropped. Null when nothing searchable is left.
+ */
+export function ftsQuery(text: string, maxWords = 12): string | null {
+  const words = text
+    .split(/\s+/u)
+    .filter((w) => /[\p{L}\p{N}]/u.test(w))
+    .slice(0, maxWords);
+  if (words.length === 0) return null;
+  return words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(" ");
+}

@@ -1,0 +1,203 @@
+// Agent sessions: created by initialize, bound to the token that created it, extended on each
+// valid request, swept when expired. The store sits behind `SessionStore` so that a shared store
+// (for several instances) can replace the SQLite one without touching the callers.
+import type { Database } from "bun:sqlite";
+import { randomUUID } from "node:crypto";
+import type { Clock } from "../clock";
+import { ApiError } from "../http/errors";
+import type { Logger } from "../http/logger";
+import { RPC_INVALID_REQUEST, RpcError } from "./protocol";
+
+export interface McpSession {
+  id: string;
+  apiTokenId: string;
+  protocolVersion: string;
+  createdAt: string;
+  expiresAtMs: number;
+}
+
+/** Where sessions live. Asynchronous so that a network store fits the same shape. */
+export interface SessionStore {
+  create(session: McpSession): Promise<void>;
+  get(id: string): Promise<McpSession | null>;
+  /** Moves the expiry of a session forward. */
+  extend(id: string, expiresAtMs: number): Promise<void>;
+  /** Deletes the session if it belongs to `apiTokenId`; another token's session is left alone. */
+  delete(id: string, apiTokenId: string): Promise<void>;
+  /** Deletes every session expired at `nowMs`; returns how many. */
+  deleteExpired(nowMs: number): Promise<number>;
+}
+
+export class SqliteSessionStore implements SessionStore {
+  private readonly insertStmt;
+  private readonly byId;
+  private readonly extendStmt;
+  private readonly deleteStmt;
+  private readonly expiredStmt;
+
+  constructor(sqlite: Database) {
+    this.insertStmt = sqlite.query(
+      `INSERT INTO mcp_sessions (id, api_token_id, protocol_version, created_at, expires_at_ms)
+       VALUES ($id, $apiTokenId, $protocolVersion, $createdAt, $expiresAtMs)`,
+    );
+    this.byId = sqlite.query<McpSession, [string]>(
+      `SELECT id, api_token_id AS apiTokenId, protocol_version AS protocolVersion, created_at AS createdAt,
+              expires_at_ms AS expiresAtMs
+         FROM mcp_sessions WHERE id = ?`,
+    );
+    this.extendStmt = sqlite.query(
+      "UPDATE mcp_sessions SET expires_at_ms = ? WHERE id = ? AND expires_at_ms < ?",
+    );
+    this.deleteStmt = sqlite.query("DELETE FROM mcp_sessions WHERE id = ? AND api_token_id = ?");
+    this.expiredStmt = sqlite.query("DELETE FROM mcp_sessions WHERE expires_at_ms <= ?");
+  }
+
+  async create(s: McpSession): Promise<void> {
+    this.insertStmt.run({ ...s });
+  }
+
+  async get(id: string): Promise<McpSession | null> {
+    return this.byId.get(id) ?? null;
+  }
+
+  async extend(id: string, expiresAtMs: number): Promise<void> {
+    // Never moves an expiry backwards (two concurrent requests may extend in either order).
+    this.extendStmt.run(expiresAtMs, id, expiresAtMs);
+  }
+
+  async delete(id: string, apiTokenId: string): Promise<void> {
+    this.deleteStmt.run(id, apiTokenId);
+  }
+
+  async deleteExpired(nowMs: number): Promise<number> {
+    return this.expiredStmt.run(nowMs).changes;
+  }
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** At most this long between two writes of the same session's expiry. */
+const MAX_EXTENSION_GRANULARITY_MS = 60_000;
+
+/**
+ * Session rules on top of a store. Every store failure becomes 503 service_unavailable (fail
+ * closed); a missing, unknown, expired or foreign session becomes JSON-RPC -32600.
+ */
+export class SessionManager {
+  private readonly ttlMs: number;
+  /** An extension smaller than this is skipped: min(1% of the TTL, 60 s). */
+  readonly extensionGranularityMs: number;
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly clock: Clock,
+    ttlSeconds: number,
+    private readonly logger: Logger,
+  ) {
+    this.ttlMs = ttlSeconds * 1000;
+    this.extensionGranularityMs = Math.min(MAX_EXTENSION_GRANULARITY_MS, Math.floor(this.ttlMs / 100));
+  }
+
+  async create(apiTokenId: string, protocolVersion: string): Promise<McpSession> {
+    const now = this.clock.now();
+    const session: McpSession = {
+      id: randomUUID(),
+      apiTokenId,
+      protocolVersion,
+      createdAt: now.toISOString(),
+      expiresAtMs: now.getTime() + this.ttlMs,
+    };
+    await this.guarded(() => this.store.create(session));
+    return session;
+  }
+
+  /**
+   * The live session `id` of token `apiTokenId`, its TTL extended; throws -32600 otherwise.
+   * The expiry is written only when it would move by at least `extensionGranularityMs`, so a
+   * busy session does not cost a write per request.
+   */
+  async validate(id: string | null, apiTokenId: string): Promise<McpSession> {
+    if (id === null || id === "") {
+      throw new RpcError(RPC_INVALID_REQUEST, "Invalid Request: Mcp-Session-Id header is required; call initialize first");
+    }
+    if (!UUID_RE.test(id)) throw sessionNotFound();
+    const session = await this.guarded(() => this.store.get(id));
+    // Another token's session answers exactly like an unknown one: nothing to learn from probing.
+    if (!session || session.apiTokenId !== apiTokenId) throw sessionNotFound();
+    const nowMs = this.clock.now().getTime();
+    if (session.expiresAtMs <= nowMs) {
+      throw new RpcError(RPC_INVALID_REQUEST, "Invalid Request: session expired; call initialize again");
+    }
+    const next = nowMs + this.ttlMs;
+    if (next - session.expiresAtMs >= this.extensionGranularityMs) {
+      await this.guarded(() => this.store.extend(id, next));
+      session.expiresAtMs = next;
+    }
+    return session;
+  }
+
+  /** Idempotent: an unknown session, or another token's, is left as it is. */
+  async terminate(id: string, apiTokenId: string): Promise<void> {
+    if (!UUID_RE.test(id)) return;
+    await this.guarded(() => this.store.delete(id, apiTokenId));
+  }
+
+  async sweep(): Promise<number> {
+    return this.store.deleteExpired(this.clock.now().getTime());
+  }
+
+  private async guarded<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      this.logger.error("agent session store failed", {
+        error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+      });
+      throw new ApiError("service_unavailable", "Хранилище сессий недоступно");
+    }
+  }
+}
+
+function sessionNotFound(): RpcError {
+  return new RpcError(RPC_INVALID_REQUEST, "Invalid Request: session not found; call initialize again");
+}
+
+
+/** Background worker: deletes expired sessions every `intervalMs`. */
+export class SessionSweeper {
+  readonly name = "mcp-session-sweeper";
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private running: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly sessions: SessionManager,
+    private readonly intervalMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.sweep(), this.intervalMs);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** One pass; never throws (a failing store is logged and retried at the next tick). */
+  async sweep(): Promise<number> {
+    const run = this.sessions.sweep().then(
+      (deleted) => {
+        if (deleted > 0) this.logger.debug("expired agent sessions deleted", { deleted });
+        return deleted;
+      },
+      (e: unknown) => {
+        this.logger.warn("agent session sweep failed", { error: e instanceof Error ? e.message : String(e) });
+        return 0;
+      },
+    );
+    this.running = run;
+    return run;
+  }
+}

@@ -1,0 +1,34 @@
+import { Type } from "@sinclair/typebox";
+import { kopecksToJsonNumber } from "../../formats/money";
+import { BalanceSchema } from "../views";
+import { BankAccountId } from "./common";
+import type { ToolDefinition } from "./registry";
+
+const input = Type.Object({ bank_account_id: BankAccountId }, { additionalProperties: false });
+
+export const getBalanceTool: ToolDefinition<typeof input, typeof BalanceSchema> = {
+  name: "get_balance",
+  title: "Get cached account balance",
+  description:
+    "Returns the last cached balance of one bank account: balance in rubles, currency, as_of " +
+    "(when the bank reported it) and stale (true when older than the service's freshness limit, " +
+    "or when no balance is cached, in which case balance and as_of are null). Never calls the bank " +
+    "and cannot refresh the balance. Errors: not_found, forbidden_company, forbidden_account.",
+  inputSchema: input,
+  outputSchema: BalanceSchema,
+  handler(args, { principal }, { access, read, clock, balanceStaleSeconds }) {
+    const account = access.account(principal, args.bank_account_id, "read_statements");
+    const cached = read.balance(account.id);
+    if (!cached) {
+      return { bank_account_id: account.id, balance: null, currency: account.currency, as_of: null, stale: true };
+    }
+    const ageMs = clock.now().getTime() - Date.parse(cached.as_of);
+    return {
+      bank_account_id: account.id,
+      balance: kopecksToJsonNumber(cached.balance),
+      currency: cached.currency,
+      as_of: cached.as_of,
+      stale: ageMs > balanceStaleSeconds * 1000,
+    };
+  },
+};

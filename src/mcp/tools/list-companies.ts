@@ -1,0 +1,23 @@
+import { Type } from "@sinclair/typebox";
+import { ApiError } from "../../http/errors";
+import { CompanySchema } from "../views";
+import { UNTRUSTED } from "./common";
+import type { ToolDefinition } from "./registry";
+
+const input = Type.Object({}, { additionalProperties: false });
+const output = Type.Object({ companies: Type.Array(CompanySchema) });
+
+export const listCompaniesTool: ToolDefinition<typeof input, typeof output> = {
+  name: "list_companies",
+  title: "List companies",
+  description:
+    "Returns the company this token works for (always exactly one): company_id, name, INN and KPP. " +
+    `Takes no arguments. Read-only. ${UNTRUSTED}`,
+  inputSchema: input,
+  outputSchema: output,
+  handler(_args, { principal }, { read }) {
+    const company = read.company(principal.companyId);
+    if (!company) throw new ApiError("not_found", "Компания не найдена");
+    return { companies: [company] };
+  },
+};

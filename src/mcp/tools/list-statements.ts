@@ -1,0 +1,58 @@
+import { Type } from "@sinclair/typebox";
+import { validationError } from "../../http/errors";
+import { statementView } from "../../statements/service";
+import { decodeCursor, encodeCursor, StatementSchema, toolStatementView } from "../views";
+import { BankAccountId, Cursor } from "./common";
+import type { ToolDefinition } from "./registry";
+
+export const LIST_STATEMENTS_DEFAULT_LIMIT = 20;
+
+const input = Type.Object(
+  {
+    bank_account_id: BankAccountId,
+    status: Type.Optional(
+      Type.Union([Type.Literal("processing"), Type.Literal("ready"), Type.Literal("failed")], {
+        description: "Only statements in this status",
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, description: "Page size, default 20, at most 100" }),
+    ),
+    cursor: Type.Optional(Cursor),
+  },
+  { additionalProperties: false },
+);
+const output = Type.Object({
+  statements: Type.Array(StatementSchema),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: "null on the last page" }),
+});
+
+export const listStatementsTool: ToolDefinition<typeof input, typeof output> = {
+  name: "list_statements",
+  title: "List statement orders of an account",
+  description:
+    "Returns the statement orders of one bank account, newest first, whoever ordered them (the " +
+    "admin UI, an integration, another agent token): statement_id, status (processing, ready, " +
+    "failed), period, created_at, and for ready ones fetched_at and operations_count. Default 20 " +
+    "per page, at most 100; pass next_cursor to get the next page. Cannot order a statement. " +
+    "Use get_statement or search_operations to read operations.",
+  inputSchema: input,
+  outputSchema: output,
+  handler(args, { principal }, { access, read }) {
+    const account = access.account(principal, args.bank_account_id, "read_statements");
+    const limit = args.limit ?? LIST_STATEMENTS_DEFAULT_LIMIT;
+    let before: { created_at: string; id: string } | undefined;
+    if (args.cursor !== undefined) {
+      const parts = decodeCursor(args.cursor, 2);
+      if (!parts) throw validationError("cursor", "cursor: неверный курсор");
+      before = { created_at: parts[0]!, id: parts[1]! };
+    }
+    const rows = read.statements({ bankAccountIds: [account.id], status: args.status, before, limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      statements: page.map((row) => toolStatementView(statementView(row, account))),
+      next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null,
+    };
+  },
+};

@@ -1,0 +1,136 @@
+// The one registry of agent tools. Transport-independent: the HTTP JSON-RPC endpoint and the
+// relay's REST paths both list and call tools through `listTools` and `callTool`.
+import type { Static, TObject } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import type { AccessPolicy } from "../../auth/access-policy";
+import type { Principal } from "../../auth/guard";
+import type { Clock } from "../../clock";
+import { ApiError } from "../../http/errors";
+import { errorResult, successResult, type ToolResult } from "../notice";
+import type { McpReadModel } from "../read-model";
+
+export const READ_ONLY_ANNOTATIONS = Object.freeze({
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const);
+
+/** What every tool handler may use: read-only queries, the shared access policy, the clock. */
+export interface ToolDeps {
+  read: McpReadModel;
+  access: AccessPolicy;
+  clock: Clock;
+  balanceStaleSeconds: number;
+}
+
+/** Who is calling. */
+export interface ToolCallContext {
+  principal: Principal;
+}
+
+export interface ToolDefinition<I extends TObject = TObject, O extends TObject = TObject> {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: I;
+  outputSchema: O;
+  handler(args: Static<I>, ctx: ToolCallContext, deps: ToolDeps): Static<O>;
+}
+
+/** A tool as tools/list shows it. */
+export interface ToolDescriptor {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: typeof READ_ONLY_ANNOTATIONS;
+}
+
+/** Tool-level error codes: answered as a result with isError, not as a protocol error. */
+export const TOOL_ERROR_CODES = [
+  "validation_error",
+  "not_found",
+  "forbidden_account",
+  "forbidden_company",
+  "not_ready",
+  "rate_limited",
+] as const;
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, ToolDefinition>();
+
+  constructor(
+    readonly deps: ToolDeps,
+    definitions: ToolDefinition[],
+  ) {
+    for (const d of definitions) {
+      if (this.tools.has(d.name)) throw new Error(`duplicate tool ${d.name}`);
+      this.tools.set(d.name, d);
+    }
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.tools.get(name);
+  }
+
+  definitions(): ToolDefinition[] {
+    return [...this.tools.values()];
+  }
+}
+
+/** Plain JSON Schema of a TypeBox schema (TypeBox keeps its own marks in symbol keys). */
+function jsonSchema(schema: TObject): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}
+
+export function listTools(registry: ToolRegistry): ToolDescriptor[] {
+  return registry.definitions().map((d) => ({
+    name: d.name,
+    title: d.title,
+    description: d.description,
+    inputSchema: jsonSchema(d.inputSchema),
+    outputSchema: jsonSchema(d.outputSchema),
+    annotations: READ_ONLY_ANNOTATIONS,
+  }));
+}
+
+export type ToolCallOutcome =
+  | { found: false }
+  /** `outcome` is "ok" or the tool-level error code: what the audit entry records. */
+  | { found: true; result: ToolResult; outcome: string };
+
+/**
+ * Validates the arguments against the tool's input schema and runs it. Bad arguments and access
+ * errors become tool-level error results; an unknown name is `{found: false}` (the transport
+ * answers -32601 or 404); any other failure is thrown.
+ */
+export function callTool(
+  registry: ToolRegistry,
+  ctx: ToolCallContext,
+  name: string,
+  args: Record<string, unknown>,
+): ToolCallOutcome {
+  const tool = registry.get(name);
+  if (!tool) return { found: false };
+  if (!Value.Check(tool.inputSchema, args)) {
+    const first = Value.Errors(tool.inputSchema, args).First();
+    const field = first?.path.replace(/^\//, "").replaceAll("/", ".") || "arguments";
+    const message = first ? `${field}: ${first.message}` : "Неверные аргументы";
+    return { found: true, result: errorResult("validation_error", message), outcome: "validation_error" };
+  }
+  try {
+    const output = tool.handler(args, ctx, registry.deps) as Record<string, unknown>;
+    return { found: true, result: successResult(output), outcome: "ok" };
+  } catch (e) {
+    if (e instanceof ApiError && (TOOL_ERROR_CODES as readonly string[]).includes(e.code)) {
+      return { found: true, result: errorResult(e.code, e.message), outcome: e.code };
+    }
+    throw e;
+  }
+}

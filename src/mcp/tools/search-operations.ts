@@ -1,0 +1,121 @@
+import { Type } from "@sinclair/typebox";
+import { isValidIsoDate } from "../../formats/dates";
+import { parseAmountToKopecks } from "../../formats/money";
+import { validationError } from "../../http/errors";
+import { daysInclusive } from "../../statements/service";
+import { ftsQuery, type OperationFilter } from "../read-model";
+import { decodeCursor, encodeCursor, OperationSchema, operationView } from "../views";
+import { BankAccountId, Cursor, DATE_PATTERN, UNTRUSTED } from "./common";
+import type { ToolDefinition } from "./registry";
+
+export const SEARCH_MAX_DAYS = 90;
+export const SEARCH_DEFAULT_LIMIT = 50;
+
+const Amount = (description: string) => Type.Number({ minimum: 0, description });
+
+const input = Type.Object(
+  {
+    bank_account_id: BankAccountId,
+    date_from: Type.String({ pattern: DATE_PATTERN, description: "YYYY-MM-DD, first document date" }),
+    date_to: Type.String({
+      pattern: DATE_PATTERN,
+      description: "YYYY-MM-DD, last document date, inclusive; at most 90 days after date_from",
+    }),
+    amount_min: Type.Optional(Amount("Minimum amount in rubles, inclusive")),
+    amount_max: Type.Optional(Amount("Maximum amount in rubles, inclusive")),
+    counterparty_inn: Type.Optional(
+      Type.String({ pattern: "^(\\d{10}|\\d{12})$", description: "INN of the other party (10 or 12 digits)" }),
+    ),
+    query: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "Words to find in purpose, counterparty names or document number; case-insensitive, " +
+          "Cyrillic included, each word matches as a prefix, all words must match",
+      }),
+    ),
+    direction: Type.Optional(
+      Type.Union([Type.Literal("credit"), Type.Literal("debit")], {
+        description: "credit = money in, debit = money out",
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, description: "Page size, default 50, at most 100" }),
+    ),
+    cursor: Type.Optional(Cursor),
+  },
+  { additionalProperties: false },
+);
+const output = Type.Object({
+  operations: Type.Array(OperationSchema),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: "null on the last page" }),
+});
+
+function kopecks(field: string, rubles: number | undefined): number | undefined {
+  if (rubles === undefined) return undefined;
+  const k = parseAmountToKopecks(String(rubles));
+  if (k === null) throw validationError(field, `${field}: сумма в рублях, не больше двух знаков после точки`);
+  return k;
+}
+
+export const searchOperationsTool: ToolDefinition<typeof input, typeof output> = {
+  name: "search_operations",
+  title: "Search operations of an account",
+  description:
+    "Searches operations already received in ready statements of one bank account (the bank is " +
+    "not called; operations outside any ready statement are not found). Period date_from..date_to " +
+    "of at most 90 days; optional filters: amount_min/amount_max in rubles, counterparty_inn, " +
+    "direction, and query (words in purpose, counterparty names, document number; case-insensitive). " +
+    "Ordered by doc_date then operation_id; default 50 per page, at most 100; pass next_cursor for " +
+    `the next page. Amounts in rubles, account numbers masked. ${UNTRUSTED}`,
+  inputSchema: input,
+  outputSchema: output,
+  handler(args, { principal }, { access, read }) {
+    if (!isValidIsoDate(args.date_from)) throw validationError("date_from", "date_from: неверная дата");
+    if (!isValidIsoDate(args.date_to)) throw validationError("date_to", "date_to: неверная дата");
+    if (args.date_from > args.date_to) throw validationError("date_from", "date_from позже date_to");
+    if (daysInclusive(args.date_from, args.date_to) > SEARCH_MAX_DAYS) {
+      throw validationError("date_to", `Период поиска не длиннее ${SEARCH_MAX_DAYS} дней`, {
+        max_days: SEARCH_MAX_DAYS,
+      });
+    }
+    const amountMin = kopecks("amount_min", args.amount_min);
+    const amountMax = kopecks("amount_max", args.amount_max);
+    if (amountMin !== undefined && amountMax !== undefined && amountMin > amountMax) {
+      throw validationError("amount_min", "amount_min больше amount_max");
+    }
+    let match: string | undefined;
+    if (args.query !== undefined) {
+      const q = ftsQuery(args.query);
+      if (q === null) throw validationError("query", "query: нет слов для поиска");
+      match = q;
+    }
+    let after: OperationFilter["after"];
+    if (args.cursor !== undefined) {
+      const parts = decodeCursor(args.cursor, 2);
+      if (!parts) throw validationError("cursor", "cursor: неверный курсор");
+      after = { doc_date: parts[0]!, operation_id: parts[1]! };
+    }
+    const account = access.account(principal, args.bank_account_id, "read_statements");
+    const limit = args.limit ?? SEARCH_DEFAULT_LIMIT;
+    const rows = read.searchOperations({
+      bankAccountId: account.id,
+      dateFrom: args.date_from,
+      dateTo: args.date_to,
+      amountMinKopecks: amountMin,
+      amountMaxKopecks: amountMax,
+      counterpartyInn: args.counterparty_inn,
+      direction: args.direction,
+      match,
+      after,
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      operations: page.map(operationView),
+      next_cursor: rows.length > limit && last ? encodeCursor([last.doc_date, last.operation_id]) : null,
+    };
+  },
+};

@@ -1,0 +1,238 @@
+// Payment imports, their items and the idempotency records of submit calls. Writes that belong
+// together (an import with all its items; a submission record with the items it claims) run in
+// one synchronous BEGIN IMMEDIATE transaction, with the audit entry that records them.
+import type { Database } from "bun:sqlite";
+import type { AuditEntryInput, AuditLog } from "../audit/audit-log";
+
+export type ItemStatus = "draft" | "submitting" | "submitted" | "rejected";
+export type SubmissionKind = "import" | "item";
+
+export interface ImportRow {
+  id: string;
+  api_token_id: string;
+  bank_account_id: string;
+  file_bytes: number;
+  created_at: string;
+}
+
+export interface ItemRow {
+  id: string;
+  import_id: string;
+  seq: number;
+  line: number;
+  status: ItemStatus;
+  doc_number: string;
+  doc_date: string;
+  amount: number;
+  currency: string;
+  purpose: string;
+  priority: string | null;
+  payee_name: string;
+  payee_inn: string;
+  payee_kpp: string;
+  payee_account: string;
+  payee_bank_name: string;
+  payee_bank_bik: string;
+  payee_bank_corr_account: string;
+  submission_id: string | null;
+  bank_idempotency_key: string | null;
+  bank_reference: string | null;
+  sign_url: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  submitted_at: string | null;
+}
+
+export type NewItem = Omit<
+  ItemRow,
+  | "status"
+  | "submission_id"
+  | "bank_idempotency_key"
+  | "bank_reference"
+  | "sign_url"
+  | "error_code"
+  | "error_message"
+  | "submitted_at"
+>;
+
+export interface SubmissionRow {
+  id: string;
+  api_token_id: string;
+  external_id: string;
+  payload_hash: string;
+  kind: SubmissionKind;
+  import_id: string;
+  item_id: string | null;
+  status: "in_progress" | "completed";
+  result_json: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export type BankOutcome =
+  | { status: "submitted"; bank_reference: string; sign_url: string; at: string }
+  | { status: "rejected"; error_code: string; error_message: string; at: string };
+
+export type ClaimOutcome =
+  | { kind: "existing"; submission: SubmissionRow }
+  | { kind: "claimed"; submission: SubmissionRow; items: ItemRow[] };
+
+export class PaymentRepository {
+  private readonly importById;
+  private readonly itemsOfImport;
+  private readonly itemById;
+  private readonly insertImportStmt;
+  private readonly insertItemStmt;
+  private readonly submissionByKey;
+  private readonly submissionById;
+  private readonly insertSubmissionStmt;
+  private readonly claimItemStmt;
+  private readonly itemsOfSubmission;
+  private readonly finishItemStmt;
+  private readonly completeSubmissionStmt;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly audit: AuditLog,
+  ) {
+    this.importById = sqlite.query<ImportRow, [string]>("SELECT * FROM payment_imports WHERE id = ?");
+    this.itemsOfImport = sqlite.query<ItemRow, [string]>(
+      "SELECT * FROM payment_items WHERE import_id = ? ORDER BY seq",
+    );
+    this.itemById = sqlite.query<ItemRow, [string]>("SELECT * FROM payment_items WHERE id = ?");
+    this.insertImportStmt = sqlite.query(
+      `INSERT INTO payment_imports (id, api_token_id, bank_account_id, file_bytes, created_at)
+       VALUES ($id, $api_token_id, $bank_account_id, $file_bytes, $created_at)`,
+    );
+    this.insertItemStmt = sqlite.query(
+      `INSERT INTO payment_items (id, import_id, seq, line, status, doc_number, doc_date, amount, currency, purpose,
+         priority, payee_name, payee_inn, payee_kpp, payee_account, payee_bank_name, payee_bank_bik,
+         payee_bank_corr_account)
+       VALUES ($id, $import_id, $seq, $line, 'draft', $doc_number, $doc_date, $amount, $currency, $purpose,
+         $priority, $payee_name, $payee_inn, $payee_kpp, $payee_account, $payee_bank_name, $payee_bank_bik,
+         $payee_bank_corr_account)`,
+    );
+    this.submissionByKey = sqlite.query<SubmissionRow, [string, string]>(
+      "SELECT * FROM payment_submissions WHERE api_token_id = ? AND external_id = ?",
+    );
+    this.submissionById = sqlite.query<SubmissionRow, [string]>("SELECT * FROM payment_submissions WHERE id = ?");
+    this.insertSubmissionStmt = sqlite.query(
+      `INSERT INTO payment_submissions (id, api_token_id, external_id, payload_hash, kind, import_id, item_id, status,
+         created_at)
+       VALUES ($id, $api_token_id, $external_id, $payload_hash, $kind, $import_id, $item_id, 'in_progress',
+         $created_at)`,
+    );
+    this.claimItemStmt = sqlite.query(
+      `UPDATE payment_items SET status = 'submitting', submission_id = ?1, bank_idempotency_key = ?2
+        WHERE id = ?3 AND status = 'draft'`,
+    );
+    this.itemsOfSubmission = sqlite.query<ItemRow, [string]>(
+      "SELECT * FROM payment_items WHERE submission_id = ? ORDER BY import_id, seq",
+    );
+    this.finishItemStmt = sqlite.query(
+      `UPDATE payment_items SET status = $status, bank_reference = $bank_reference, sign_url = $sign_url,
+         error_code = $error_code, error_message = $error_message, submitted_at = $at
+        WHERE id = $id AND status = 'submitting'`,
+    );
+    this.completeSubmissionStmt = sqlite.query(
+      `UPDATE payment_submissions SET status = 'completed', result_json = ?1, completed_at = ?2
+        WHERE id = ?3 AND status = 'in_progress'`,
+    );
+  }
+
+  findImport(id: string): ImportRow | null {
+    return this.importById.get(id) ?? null;
+  }
+
+  items(importId: string): ItemRow[] {
+    return this.itemsOfImport.all(importId);
+  }
+
+  findItem(id: string): ItemRow | null {
+    return this.itemById.get(id) ?? null;
+  }
+
+  /** Stores an import with all its items, and its audit entry, in one transaction. */
+  createImport(row: ImportRow, items: NewItem[], audit: AuditEntryInput): void {
+    this.sqlite
+      .transaction(() => {
+        this.insertImportStmt.run({ ...row });
+        for (const item of items) this.insertItemStmt.run({ ...item });
+        this.audit.write(audit);
+      })
+      .immediate();
+  }
+
+  /** An audit entry that records no change of ours (a refused upload, a replayed or refused submit). */
+  writeAudit(entry: AuditEntryInput): void {
+    this.audit.write(entry);
+  }
+
+  findSubmission(apiTokenId: string, externalId: string): SubmissionRow | null {
+    return this.submissionByKey.get(apiTokenId, externalId) ?? null;
+  }
+
+  /**
+   * Atomically: returns the existing record for (token, external_id), or creates one and moves
+   * the given items from draft to submitting under it (each with its bank idempotency key).
+   * Items no longer draft are skipped. Committed before any bank call.
+   */
+  claim(
+    s: Omit<SubmissionRow, "status" | "result_json" | "completed_at">,
+    itemIds: string[],
+    bankKey: (itemId: string) => string,
+  ): ClaimOutcome {
+    return this.sqlite
+      .transaction((): ClaimOutcome => {
+        const existing = this.submissionByKey.get(s.api_token_id, s.external_id);
+        if (existing) return { kind: "existing", submission: existing };
+        this.insertSubmissionStmt.run({ ...s });
+        for (const id of itemIds) this.claimItemStmt.run(s.id, bankKey(id), id);
+        return {
+          kind: "claimed",
+          submission: this.submissionById.get(s.id)!,
+          items: this.itemsOfSubmission.all(s.id),
+        };
+      })
+      .immediate();
+  }
+
+  /** Items claimed by a submission (any state). */
+  claimedItems(submissionId: string): ItemRow[] {
+    return this.itemsOfSubmission.all(submissionId);
+  }
+
+  /** Records the bank's answer for one item; only an item still submitting changes. */
+  finishItem(itemId: string, outcome: BankOutcome): void {
+    this.finishItemStmt.run({
+      id: itemId,
+      status: outcome.status,
+      bank_reference: outcome.status === "submitted" ? outcome.bank_reference : null,
+      sign_url: outcome.status === "submitted" ? outcome.sign_url : null,
+      error_code: outcome.status === "rejected" ? outcome.error_code : null,
+      error_message: outcome.status === "rejected" ? outcome.error_message : null,
+      at: outcome.at,
+    });
+  }
+
+  /**
+   * Stores the first answer of a submission and its audit entry. Returns the stored answer: the
+   * one given, or another request's when that one completed first.
+   */
+  completeSubmission(id: string, resultJson: string, at: string, audit: AuditEntryInput): string {
+    return this.sqlite
+      .transaction((): string => {
+        const changed = this.completeSubmissionStmt.run(resultJson, at, id).changes;
+        if (changed > 0) this.audit.write(audit);
+        return this.submissionById.get(id)?.result_json ?? resultJson;
+      })
+      .immediate();
+  }
+
+  /** Submissions whose bank calls were interrupted (process stopped between claim and completion). */
+  interruptedSubmissions(): SubmissionRow[] {
+    return this.sqlite
+      .query<SubmissionRow, []>("SELECT * FROM payment_submissions WHERE status = 'in_progress' ORDER BY created_at")
+      .all();
+  }
+}

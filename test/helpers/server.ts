@@ -1,0 +1,131 @@
+// Starts the real `svc serve` (from source, or the compiled binary) on a free port.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+import { ADMIN_TOKEN } from "./app";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+export const BUN = process.execPath;
+
+export interface RunningProcess {
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  url: string;
+  lines: string[];
+  admin(method: string, path: string, body?: unknown): Promise<Response>;
+  stop(signal?: NodeJS.Signals | number): Promise<number>;
+}
+
+export function tempDir(prefix = "svc-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function startServe(opts: {
+  dbPath: string;
+  env?: Record<string, string>;
+  args?: string[];
+  command?: string[];
+  cwd?: string;
+}): Promise<RunningProcess> {
+  const command = opts.command ?? [BUN, "run", join(ROOT, "cli/svc.ts")];
+  const proc = Bun.spawn([...command, "serve", ...(opts.args ?? [])], {
+    cwd: opts.cwd ?? ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      SVC_DB_PATH: opts.dbPath,
+      SVC_PORT: "0",
+      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+      ...opts.env,
+    },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const lines: string[] = [];
+  let url: string | null = null;
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  const pump = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffered += decoder.decode(value, { stream: true });
+      let nl = buffered.indexOf("\n");
+      while (nl >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        lines.push(line);
+        if (url === null && line.includes('"msg":"listening"'))
+          url = (JSON.parse(line) as { url: string }).url;
+        nl = buffered.indexOf("\n");
+      }
+    }
+  })();
+  for (let i = 0; i < 300 && url === null; i++) {
+    if (proc.exitCode !== null) break;
+    await Bun.sleep(20);
+  }
+  if (url === null) {
+    proc.kill(9);
+    const err = await new Response(proc.stderr).text();
+    throw new Error(`server did not start: ${err}\n${lines.join("\n")}`);
+  }
+  const base = url as string;
+  for (let i = 0; i < 100; i++) {
+    const ok = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    await Bun.sleep(20);
+  }
+  return {
+    proc,
+    url: base,
+    lines,
+    admin: (method, path, body) =>
+      fetch(`${base}/admin/api${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    async stop(signal: NodeJS.Signals | number = "SIGTERM") {
+      if (proc.exitCode === null) proc.kill(signal);
+      const code = await proc.exited;
+      await pump.catch(() => {});
+      return code;
+    },
+  };
+}
+
+/** Company, sandbox account and an integration token, through the admin API of a running server. */
+export async function seedIntegration(server: RunningProcess) {
+  const company = (await (
+    await server.admin("POST", "/companies", { name: "ООО Тест", inn: "7719617469" })
+  ).json()) as {
+    company_id: string;
+  };
+  const account = (await (
+    await server.admin("POST", "/bank-accounts", {
+      company_id: company.company_id,
+      bank: "sandbox",
+      account_number: "40702810938000000001",
+      bik: "044525225",
+      alias: "main",
+    })
+  ).json()) as { bank_account_id: string };
+  const token = (await (
+    await server.admin("POST", "/tokens", {
+      company_id: company.company_id,
+      name: "e2e",
+      purpose: "integration",
+      mode: "test",
+      scope_read_statements: true,
+      accounts: [{ bank_account_id: account.bank_account_id, allow_read_statements: true }],
+      rate_limit_per_minute: 10000,
+    })
+  ).json()) as { token: string };
+  return { companyId: company.company_id, accountId: account.bank_account_id, token: token.token };
+}

@@ -1,0 +1,240 @@
+import { describe, expect, test } from "bun:test";
+import { parse } from "csv-parse/sync";
+import { CSV_COLUMNS } from "../../src/formats/csv";
+import { formatKopecks } from "../../src/formats/money";
+import { accountSectionBalances, decodeOneC, documentToOperation, parseOneC } from "../../src/formats/onec";
+import { json, makeTestApp, type TestApp } from "../helpers/app";
+import { expectError } from "../helpers/envelope";
+
+const PATH = "/api/v1/integration/statements";
+
+async function readyStatement(
+  t: TestApp,
+  token: string,
+  accountId: string,
+  from: string,
+  to: string,
+  ext = "e",
+) {
+  const res = await t.request("POST", PATH, {
+    token,
+    body: { bank_account_id: accountId, external_id: ext, date_from: from, date_to: to },
+  });
+  const id = (await json(res)).statement_id as string;
+  await t.services.poller.idle();
+  await t.services.poller.tick();
+  await t.services.poller.idle();
+  return id;
+}
+
+interface JsonExport {
+  statement_id: string;
+  bank_account_id: string;
+  period_from: string;
+  period_to: string;
+  operations: {
+    operation_id: string;
+    direction: string;
+    doc_type: string;
+    doc_number: string;
+    doc_date: string;
+    amount: number;
+    currency: string;
+    purpose: string;
+    payer: { inn: string; name: string; account: string };
+    payee: { inn: string; name: string; account: string };
+  }[];
+}
+
+const kop = (n: number) => Math.round(n * 100);
+
+describe("exports", () => {
+  test("json, csv and 1c agree operation by operation; 1C balances add up; headers and names", async () => {
+    const t = makeTestApp();
+    const w = t.fixtures.world({ ops_per_day: 12 });
+    const id = await readyStatement(t, w.token, w.account.bank_account_id, "2026-11-01", "2026-11-19");
+    const statement = await json(await t.request("GET", `${PATH}/${id}`, { token: w.token }));
+    const alias = w.account.alias;
+
+    const jsonRes = await t.request("GET", `${PATH}/${id}/export?format=json`, { token: w.token });
+    expect(jsonRes.status).toBe(200);
+    expect(jsonRes.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(jsonRes.headers.get("content-disposition")).toBe(
+      `attachment; filename="stmt_${alias}_2026-11-01_2026-11-19.json"`,
+    );
+    expect(jsonRes.headers.get("x-request-id")).toBeTruthy();
+    const doc = (await jsonRes.json()) as JsonExport;
+    expect(Object.keys(doc)).toEqual([
+      "statement_id",
+      "bank_account_id",
+      "period_from",
+      "period_to",
+      "operations",
+    ]);
+    expect(doc.operations).toHaveLength(statement.operations_count as number);
+    expect(doc.operations.length).toBe(12 * 19);
+
+    const csvRes = await t.request("GET", `${PATH}/${id}/export?format=csv`, { token: w.token });
+    expect(csvRes.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(csvRes.headers.get("content-disposition")).toContain(`stmt_${alias}_2026-11-01_2026-11-19.csv`);
+    const rows = parse(await csvRes.text(), { columns: true }) as Record<string, string>[];
+    expect(Object.keys(rows[0]!)).toEqual([...CSV_COLUMNS]);
+
+    const onecRes = await t.request("GET", `${PATH}/${id}/export?format=1c`, { token: w.token });
+    expect(onecRes.headers.get("content-type")).toBe("text/plain; charset=windows-1251");
+    expect(onecRes.headers.get("content-disposition")).toContain(`stmt_${alias}_2026-11-01_2026-11-19.txt`);
+    const bytes = new Uint8Array(await onecRes.arrayBuffer());
+    const text = decodeOneC(bytes);
+    expect(text.split("\r\n").every((line) => !line.includes("\n"))).toBe(true);
+    expect(text.endsWith("КонецФайла\r\n")).toBe(true);
+    const file = parseOneC(text);
+    expect(file.header.get("ВерсияФормата")?.value).toBe("1.03");
+    const accountNumber = file.header.get("РасчСчет")!.value;
+    expect(accountNumber).toMatch(/^\d{20}$/);
+    expect(file.documents).toHaveLength(doc.operations.length);
+
+    let credit = 0;
+    let debit = 0;
+    doc.operations.forEach((op, i) => {
+      const row = rows[i]!;
+      expect(row).toEqual({
+        doc_date: op.doc_date,
+        doc_number: op.doc_number,
+        amount: formatKopecks(kop(op.amount)),
+        currency: op.currency,
+        direction: op.direction,
+        payer_inn: op.payer.inn,
+        payer_name: op.payer.name,
+        payer_account: op.payer.account,
+        payee_inn: op.payee.inn,
+        payee_name: op.payee.name,
+        payee_account: op.payee.account,
+        purpose: op.purpose,
+      });
+      const fromOneC = documentToOperation(file.documents[i]!, accountNumber);
+      expect(fromOneC.amount).toBe(kop(op.amount));
+      expect(fromOneC.direction).toBe(op.direction as "credit" | "debit");
+      expect(fromOneC.doc_number).toBe(op.doc_number);
+      expect(fromOneC.doc_date).toBe(op.doc_date);
+      expect(fromOneC.doc_type).toBe(op.doc_type as never);
+      expect(fromOneC.payer.inn).toBe(op.payer.inn);
+      expect(fromOneC.payee.account).toBe(op.payee.account);
+      expect(fromOneC.purpose).toBe(op.purpose);
+      if (op.direction === "credit") credit += kop(op.amount);
+      else debit += kop(op.amount);
+    });
+    const balances = accountSectionBalances(file.accounts[0]!);
+    expect(balances.totalCredit).toBe(credit);
+    expect(balances.totalDebit).toBe(debit);
+    expect(balances.openingBalance! + credit - debit).toBe(balances.closingBalance!);
+    // Bank data with commas, quotes and line breaks survived all three formats (checked above).
+    expect(doc.operations.some((op) => op.purpose.includes("\n"))).toBe(true);
+    expect(doc.operations.some((op) => op.purpose.includes('"'))).toBe(true);
+  });
+
+  test("1.02 carries no 1.03-only fields; 1.03 does", async () => {
+    const t = makeTestApp();
+    const w = t.fixtures.world();
+    const id = await readyStatement(t, w.token, w.account.bank_account_id, "2026-11-01", "2026-11-05");
+    const v102 = decodeOneC(
+      new Uint8Array(
+        await (
+          await t.request("GET", `${PATH}/${id}/export?format=1c&version=1.02`, { token: w.token })
+        ).arrayBuffer(),
+      ),
+    );
+    const v103 = decodeOneC(
+      new Uint8Array(
+        await (
+          await t.request("GET", `${PATH}/${id}/export?format=1c&version=1.03`, { token: w.token })
+        ).arrayBuffer(),
+      ),
+    );
+    expect(v102).toContain("ВерсияФормата=1.02");
+    expect(v102).not.toMatch(/^Код=/m);
+    expect(v102).not.toMatch(/^КодНазПлатежа=/m);
+    expect(v103).toMatch(/^Код=/m);
+    expect(v103).toMatch(/^КодНазПлатежа=/m);
+  });
+
+  test("bad format or version is 400 validation_error", async () => {
+    const t = makeTestApp();
+    const w = t.fixtures.world();
+    const id = await readyStatement(t, w.token, w.account.bank_account_id, "2026-11-01", "2026-11-01");
+    for (const q of [
+      "format=xml",
+      "",
+      "format=1c&version=1.04",
+      "format=csv&version=1.03",
+      "format=json&version=1.02",
+    ]) {
+      await expectError(
+        await t.request("GET", `${PATH}/${id}/export?${q}`, { token: w.token }),
+        400,
+        "validation_error",
+      );
+    }
+  });
+
+  test("the same period ordered twice gives identical operations and balances", async () => {
+    const t = makeTestApp();
+    const w = t.fixtures.world();
+    const a = await readyStatement(t, w.token, w.account.bank_account_id, "2026-10-10", "2026-10-20", "a");
+    const b = await readyStatement(t, w.token, w.account.bank_account_id, "2026-10-10", "2026-10-20", "b");
+    expect(a).not.toBe(b);
+    const get = async (id: string, format: string) =>
+      (await t.request("GET", `${PATH}/${id}/export?format=${format}`, { token: w.token })).text();
+    const ja = JSON.parse(await get(a, "json")) as JsonExport;
+    const jb = JSON.parse(await get(b, "json")) as JsonExport;
+    expect(jb.operations).toEqual(ja.operations);
+    expect(await get(b, "csv")).toBe(await get(a, "csv"));
+    const ra = t.services.statementRepo.findById(a)!;
+    const rb = t.services.statementRepo.findById(b)!;
+    expect([rb.opening_balance, rb.closing_balance]).toEqual([ra.opening_balance, ra.closing_balance]);
+    // Overlapping statements share stored operations.
+    const stored = t.services.database.sqlite.query("SELECT count(*) AS n FROM operations").get() as {
+      n: number;
+    };
+    expect(stored.n).toBe(ja.operations.length);
+  });
+
+  test("a 31-day statement of 155k operations exports correctly in all three formats", async () => {
+    const t = makeTestApp();
+    const w = t.fixtures.world({ ops_per_day: 5000 });
+    const id = await readyStatement(t, w.token, w.account.bank_account_id, "2026-10-01", "2026-10-31");
+    const row = t.services.statementRepo.findById(id)!;
+    expect(row.status).toBe("ready");
+    expect(row.operations_count).toBe(155_000);
+    const totals = { credit: row.total_credit!, debit: row.total_debit! };
+
+    // json: count and totals
+    const res = await t.request("GET", `${PATH}/${id}/export?format=json`, { token: w.token });
+    const doc = (await res.json()) as JsonExport;
+    expect(doc.operations).toHaveLength(155_000);
+    let credit = 0;
+    let debit = 0;
+    for (const op of doc.operations) {
+      if (op.direction === "credit") credit += kop(op.amount);
+      else debit += kop(op.amount);
+    }
+    expect({ credit, debit }).toEqual(totals);
+
+    // csv: count and totals, streamed line by line
+    const csv = await (await t.request("GET", `${PATH}/${id}/export?format=csv`, { token: w.token })).text();
+    const records = parse(csv, { columns: true }) as Record<string, string>[];
+    expect(records).toHaveLength(155_000);
+    let csvCredit = 0;
+    for (const r of records) if (r.direction === "credit") csvCredit += Number(r.amount!.replace(".", ""));
+    expect(csvCredit).toBe(totals.credit);
+
+    // 1c: documents, balances
+    const bytes = new Uint8Array(
+      await (await t.request("GET", `${PATH}/${id}/export?format=1c`, { token: w.token })).arrayBuffer(),
+    );
+    const file = parseOneC(decodeOneC(bytes));
+    expect(file.documents).toHaveLength(155_000);
+    const b = accountSectionBalances(file.accounts[0]!);
+    expect([b.totalCredit, b.totalDebit]).toEqual([totals.credit, totals.debit]);
+    expect(b.openingBalance! + b.totalCredit! - b.totalDebit!).toBe(b.closingBalance!);
+  }, 120_000);
+});
