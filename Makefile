@@ -5,7 +5,8 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 .PHONY: run test build check lint fmt typecheck migrations bench clean
 
 node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	# `npm ci` rejects this lock file on npm 11 (optional platform packages of other systems); versions are pinned exactly in package.json.
+	npm install --no-audit --no-fund --no-save
 	@touch $@
 
 run: node_modules/.installed

@@ -5,6 +5,7 @@ import { adminApi } from "./admin/api";
 import type { Services } from "./container";
 import { routeDoc } from "./http/docs";
 import { httpSpine } from "./http/spine";
+import { mcpRoutes, relayRoutes } from "./mcp";
 import { paymentRoutes } from "./payments/routes";
 import { statementRoutes } from "./statements/routes";
 
@@ -65,6 +66,27 @@ export function createApp(services: Services, options: AppOptions = {}) {
       }),
     )
     .use(paymentRoutes({ guard: services.guard, service: services.payments }))
+    .use(
+      mcpRoutes({
+        guard: services.guard,
+        sessions: services.mcp.sessions,
+        tools: services.mcp.tools,
+        audit: services.audit,
+        now: () => services.clock.now(),
+        allowedOrigins: services.config.mcpAllowedOrigins,
+        logger: services.logger,
+        version: options.version ?? "0.0.0",
+      }),
+    )
+    .use(
+      relayRoutes({
+        guard: services.guard,
+        tools: services.mcp.tools,
+        audit: services.audit,
+        now: () => services.clock.now(),
+        logger: services.logger,
+      }),
+    )
     .use(
       adminApi({
         admin: services.admin,

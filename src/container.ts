@@ -17,6 +17,7 @@ import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
 import { SqliteSandboxRequestLog } from "./db/repos/sandbox-requests";
 import { TokenRepository } from "./db/repos/tokens";
 import type { Logger } from "./http/logger";
+import { createMcpServices, type SessionStore } from "./mcp";
 import { PaymentRepository } from "./payments/repository";
 import { PaymentService } from "./payments/service";
 import { BalanceRefresher, StatementPoller } from "./statements/poller";
@@ -25,6 +26,7 @@ import { StatementService } from "./statements/service";
 
 export interface ServiceOverrides {
   rateLimiter?: RateLimiter;
+  sessionStore?: SessionStore;
   banks?: (deps: { clock: Clock; sandboxLog: SqliteSandboxRequestLog; today: () => string }) => BankRegistry;
 }
 
@@ -90,6 +92,14 @@ export function buildServices(
   );
   const paymentRepo = new PaymentRepository(sqlite, audit);
   const payments = new PaymentService({ clock, repo: paymentRepo, access, gateway, accountOf });
+  const mcp = createMcpServices({
+    config,
+    sqlite,
+    access,
+    clock,
+    logger,
+    sessionStore: overrides.sessionStore,
+  });
   const trustedProxies = config.trustProxy.map(parseIpRange).filter((r): r is IpRange => r !== null);
 
   return {
@@ -116,6 +126,7 @@ export function buildServices(
     balanceRefresher,
     paymentRepo,
     payments,
+    mcp,
     trustedProxies,
   };
 }

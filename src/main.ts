@@ -66,7 +66,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const services = openServices(config, options);
   const { logger } = services;
   const app = createApp(services, { version: VERSION });
-  const workers: Worker[] = [services.poller, services.balanceRefresher];
+  const workers: Worker[] = [services.poller, services.balanceRefresher, services.mcp.sweeper];
 
   const demo = options.demo ? seedDemo(services.admin) : null;
 
@@ -75,6 +75,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     port: config.port,
     // Our own limits (with the envelope) are lower; Bun's bare 413 must never be what a client sees.
     maxRequestBodySize: 64 * 1024 * 1024,
+    // Elysia asks for SO_REUSEPORT by default: a second instance on the same port would start
+    // and silently share the traffic (each with its own rate-limit windows). Fail instead.
+    reusePort: false,
   });
   const server = app.server;
   if (!server) throw new Error("server did not start");
@@ -82,6 +85,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   for (const w of workers) w.start();
+  // Payment submissions a crash interrupted are finished with their original bank keys.
+  void services.payments.resumeInterrupted().then(
+    (r) => r.resumed + r.failed > 0 && logger.info("interrupted payment submissions resumed", r),
+    (e) =>
+      logger.error("resuming payment submissions failed", {
+        error: e instanceof Error ? e.message : String(e),
+      }),
+  );
   logger.info("listening", { url, port, version: VERSION, db: config.dbPath });
   if (demo) {
     const today = dateInZone(services.clock.now(), config.timezone);
@@ -95,6 +106,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Stop accepting; in-flight requests finish.
       await server.stop(false);
       await Promise.all(workers.map((w) => w.stop()));
+      services.mcp.close();
       services.database.close();
       logger.info("stopped");
     })();

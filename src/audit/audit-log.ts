@@ -52,7 +52,12 @@ export function auditArguments(value: unknown): string | null {
   const json = JSON.stringify(value) ?? null;
   if (json === null) return null;
   if (Buffer.byteLength(json) <= MAX_ARGUMENTS_BYTES) return json;
-  return JSON.stringify({ _truncated: true, prefix: json.slice(0, 1500) });
+  // Cut by bytes, not characters (Cyrillic takes two bytes each), and keep the stored value JSON.
+  let prefix = json.slice(0, 1500);
+  while (Buffer.byteLength(JSON.stringify({ _truncated: true, prefix })) > MAX_ARGUMENTS_BYTES) {
+    prefix = prefix.slice(0, Math.floor(prefix.length * 0.9));
+  }
+  return JSON.stringify({ _truncated: true, prefix });
 }
 
 interface AuditRow extends Omit<AuditEntry, "arguments"> {

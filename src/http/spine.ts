@@ -35,10 +35,15 @@ export function isInvalidJson(body: unknown): body is InvalidJson {
   return body === INVALID_JSON;
 }
 
+// The router ignores one trailing slash ("/x/" and "/x" are the same route); so do the body
+// limits and the 405 answers.
+const trimSlash = (p: string) => (p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p);
+
 export const MB = 1024 * 1024;
 export const BODY_LIMITS = { agent: 16 * 1024, paymentUpload: 10 * MB, default: 1 * MB };
 
-export function bodyLimitFor(method: string, path: string): number {
+export function bodyLimitFor(method: string, rawPath: string): number {
+  const path = trimSlash(rawPath);
   if (path === "/api/v1/mcp") return BODY_LIMITS.agent;
   if (method === "POST" && path === "/api/v1/integration/payments/imports") return BODY_LIMITS.paymentUpload;
   return BODY_LIMITS.default;
@@ -78,11 +83,10 @@ export async function readBodyLimited(request: Request, limit: number): Promise<
 }
 
 export function payloadTooLarge(limit: number): ApiError {
+  // The rest of the body is never read: the connection cannot be reused, so say so and close it
+  // (otherwise it lingers until the idle timeout, and a graceful shutdown waits for it).
   return new ApiError("payload_too_large", undefined, { limit_bytes: limit });
 }
-
-// The router ignores one trailing slash ("/x/" and "/x" are the same route); so does this.
-const trimSlash = (p: string) => (p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p);
 
 function pathPatternMatches(pattern: string, path: string): boolean {
   const a = trimSlash(pattern).split("/");

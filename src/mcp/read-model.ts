@@ -2,7 +2,12 @@
 // refuses to write through (openReadOnly). No method here writes; the connection could not.
 import type { Database } from "bun:sqlite";
 import type { StatementOperation } from "../formats/types";
-import { OPERATION_COLUMNS, operationFromRow, type StatementRow, type StatementStatus } from "../statements/repository";
+import {
+  OPERATION_COLUMNS,
+  operationFromRow,
+  type StatementRow,
+  type StatementStatus,
+} from "../statements/repository";
 
 export interface CompanyRecord {
   company_id: string;
@@ -102,7 +107,10 @@ export class McpReadModel {
   }
 
   /** The first `limit` operations of a statement, in the bank's order. */
-  statementOperations(statement: Pick<StatementRow, "id" | "bank_account_id">, limit: number): StatementOperation[] {
+  statementOperations(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    limit: number,
+  ): StatementOperation[] {
     return this.statementOpsStmt.all(statement.bank_account_id, statement.id, limit).map(operationFromRow);
   }
 
@@ -110,7 +118,9 @@ export class McpReadModel {
     first: string | null;
     last: string | null;
   } {
-    return this.statementRangeStmt.get(statement.bank_account_id, statement.id) ?? { first: null, last: null };
+    return (
+      this.statementRangeStmt.get(statement.bank_account_id, statement.id) ?? { first: null, last: null }
+    );
   }
 
   /**

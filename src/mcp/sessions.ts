@@ -118,7 +118,10 @@ export class SessionManager {
    */
   async validate(id: string | null, apiTokenId: string): Promise<McpSession> {
     if (id === null || id === "") {
-      throw new RpcError(RPC_INVALID_REQUEST, "Invalid Request: Mcp-Session-Id header is required; call initialize first");
+      throw new RpcError(
+        RPC_INVALID_REQUEST,
+        "Invalid Request: Mcp-Session-Id header is required; call initialize first",
+      );
     }
     if (!UUID_RE.test(id)) throw sessionNotFound();
     const session = await this.guarded(() => this.store.get(id));
@@ -161,7 +164,6 @@ export class SessionManager {
 function sessionNotFound(): RpcError {
   return new RpcError(RPC_INVALID_REQUEST, "Invalid Request: session not found; call initialize again");
 }
-
 
 /** Background worker: deletes expired sessions every `intervalMs`. */
 export class SessionSweeper {

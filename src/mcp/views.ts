@@ -2,9 +2,9 @@
 // no correspondent accounts, and no run of 20 digits even inside free text. The TypeBox schemas
 // here are also the tools' output schemas.
 import { type Static, Type } from "@sinclair/typebox";
-import type { Party, StatementOperation } from "../formats/types";
 import { maskAccountNumber } from "../formats/mask";
 import { kopecksToJsonNumber } from "../formats/money";
+import type { Party, StatementOperation } from "../formats/types";
 import type { StatementView } from "../statements/service";
 
 const LONG_DIGITS_RE = /\d{20,}/g;

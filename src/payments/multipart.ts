@@ -21,13 +21,22 @@ const MAX_FIELD_BYTES = 4096;
 export async function readMultipart(request: Request, limit: number): Promise<MultipartForm> {
   const contentType = request.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data\s*;/i.test(contentType)) {
-    throw validationError("content-type", "Ожидается тело multipart/form-data с полями bank_account_id и file");
+    throw validationError(
+      "content-type",
+      "Ожидается тело multipart/form-data с полями bank_account_id и file",
+    );
   }
   let parser: busboy.Busboy;
   try {
     parser = busboy({
       headers: { "content-type": contentType },
-      limits: { fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, files: 2, fileSize: limit, parts: MAX_FIELDS + 2 },
+      limits: {
+        fields: MAX_FIELDS,
+        fieldSize: MAX_FIELD_BYTES,
+        files: 2,
+        fileSize: limit,
+        parts: MAX_FIELDS + 2,
+      },
     });
   } catch {
     throw invalidRequestBody();
@@ -45,6 +54,8 @@ export async function readMultipart(request: Request, limit: number): Promise<Mu
   });
   parser.on("file", (name, stream, info) => {
     const chunks: Buffer[] = [];
+    // A cut or malformed body also errors the part's stream; the parser's own error reports it.
+    stream.on("error", () => {});
     stream.on("data", (chunk: Buffer) => chunks.push(chunk));
     stream.on("limit", () => fail(payloadTooLarge(limit)));
     stream.on("close", () => {

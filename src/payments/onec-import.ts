@@ -12,7 +12,13 @@ import {
   parseOneC,
   purposeFromFields,
 } from "../formats/onec";
-import { isValidAccountKey, isValidAccountNumber, isValidBik, isValidInn, isValidKpp } from "../formats/validators";
+import {
+  isValidAccountKey,
+  isValidAccountNumber,
+  isValidBik,
+  isValidInn,
+  isValidKpp,
+} from "../formats/validators";
 import { type ApiError, validationError } from "../http/errors";
 
 /** One payment order read from the file; amount in kopecks, dates YYYY-MM-DD. */
@@ -95,7 +101,11 @@ export function readPaymentFile(bytes: Uint8Array): ImportedFile {
     parsed = parseOneC(text);
   } catch (e) {
     if (e instanceof OneCParseError) {
-      throw fileError(e.line, e.field, `Строка ${e.line}: файл не соответствует формату 1CClientBankExchange (${e.message})`);
+      throw fileError(
+        e.line,
+        e.field,
+        `Строка ${e.line}: файл не соответствует формату 1CClientBankExchange (${e.message})`,
+      );
     }
     throw e;
   }
@@ -124,7 +134,11 @@ export function readPaymentFile(bytes: Uint8Array): ImportedFile {
   }
 
   if (parsed.documents.length === 0) {
-    throw fileError(parsed.endLine, "СекцияДокумент", `Строка ${parsed.endLine}: в файле нет платёжных поручений`);
+    throw fileError(
+      parsed.endLine,
+      "СекцияДокумент",
+      `Строка ${parsed.endLine}: в файле нет платёжных поручений`,
+    );
   }
   const payments = parsed.documents.map(readDocument);
   return { account: { value: account.value.trim(), line: account.line }, payments };
@@ -152,7 +166,8 @@ function readDocument(doc: OneCDocument): ImportedPayment {
 
   for (const party of ["Плательщик", "Получатель"] as const) {
     const inn = `${party}ИНН`;
-    if (!isValidInn(v(inn))) throw fail(inn, "неверный ИНН (10 или 12 цифр с верными контрольными разрядами)");
+    if (!isValidInn(v(inn)))
+      throw fail(inn, "неверный ИНН (10 или 12 цифр с верными контрольными разрядами)");
     const bik = `${party}БИК`;
     if (!isValidBik(v(bik))) throw fail(bik, "БИК должен состоять из 9 цифр");
     const corr = `${party}Корсчет`;
@@ -165,7 +180,12 @@ function readDocument(doc: OneCDocument): ImportedPayment {
       }
     }
     const kpp = f.get(`${party}КПП`);
-    if (kpp !== undefined && kpp.value.trim() !== "" && kpp.value.trim() !== "0" && !isValidKpp(kpp.value.trim())) {
+    if (
+      kpp !== undefined &&
+      kpp.value.trim() !== "" &&
+      kpp.value.trim() !== "0" &&
+      !isValidKpp(kpp.value.trim())
+    ) {
       throw fieldError(kpp.line, `${party}КПП`, "неверный КПП");
     }
   }

@@ -115,7 +115,9 @@ export class PaymentRepository {
     this.submissionByKey = sqlite.query<SubmissionRow, [string, string]>(
       "SELECT * FROM payment_submissions WHERE api_token_id = ? AND external_id = ?",
     );
-    this.submissionById = sqlite.query<SubmissionRow, [string]>("SELECT * FROM payment_submissions WHERE id = ?");
+    this.submissionById = sqlite.query<SubmissionRow, [string]>(
+      "SELECT * FROM payment_submissions WHERE id = ?",
+    );
     this.insertSubmissionStmt = sqlite.query(
       `INSERT INTO payment_submissions (id, api_token_id, external_id, payload_hash, kind, import_id, item_id, status,
          created_at)
@@ -232,7 +234,9 @@ export class PaymentRepository {
   /** Submissions whose bank calls were interrupted (process stopped between claim and completion). */
   interruptedSubmissions(): SubmissionRow[] {
     return this.sqlite
-      .query<SubmissionRow, []>("SELECT * FROM payment_submissions WHERE status = 'in_progress' ORDER BY created_at")
+      .query<SubmissionRow, []>(
+        "SELECT * FROM payment_submissions WHERE status = 'in_progress' ORDER BY created_at",
+      )
       .all();
   }
 }

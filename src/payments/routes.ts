@@ -36,9 +36,14 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
     new Elysia({ prefix: "/api/v1/integration/payments/imports" })
       // The upload authenticates first, then streams the body itself (10 MB, enforced while reading).
       .post(
-        "/",
+        "",
         async ({ request, set }) => {
-          const principal = authenticateRequest(deps.guard, request, set.headers as Record<string, string>, NEED);
+          const principal = authenticateRequest(
+            deps.guard,
+            request,
+            set.headers as Record<string, string>,
+            NEED,
+          );
           const form = await readMultipart(request, BODY_LIMITS.paymentUpload);
           const accountId = form.fields.get("bank_account_id")?.trim();
           if (accountId !== undefined && accountId !== "" && !UUID_RE.test(accountId)) {
@@ -107,7 +112,9 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
         {
           params: t.Object({ import_id: t.String({ format: "uuid" }) }),
           body: t.Object({
-            external_id: t.String({ description: "Idempotency key: trimmed, 1–256 characters, unique per token" }),
+            external_id: t.String({
+              description: "Idempotency key: trimmed, 1–256 characters, unique per token",
+            }),
           }),
           detail: doc(
             "Submit every draft item of an import to the bank",
@@ -127,7 +134,9 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
             item_id: t.String({ format: "uuid" }),
           }),
           body: t.Object({
-            external_id: t.String({ description: "Idempotency key: trimmed, 1–256 characters, unique per token" }),
+            external_id: t.String({
+              description: "Idempotency key: trimmed, 1–256 characters, unique per token",
+            }),
           }),
           detail: doc(
             "Submit one item of an import to the bank",

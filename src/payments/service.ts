@@ -374,11 +374,19 @@ export class PaymentService {
       }
       return this.drive(existing, account, this.auditEntry(principal, ctx, { action, target, outcome: "" }));
     }
-    return this.drive(outcome.submission, account, this.auditEntry(principal, ctx, { action, target, outcome: "" }));
+    return this.drive(
+      outcome.submission,
+      account,
+      this.auditEntry(principal, ctx, { action, target, outcome: "" }),
+    );
   }
 
   /** Runs (or joins) the bank calls of a submission and completes it; returns the stored answer. */
-  private drive(submission: SubmissionRow, account: BankAccountRecord, audit: AuditEntryInput): Promise<string> {
+  private drive(
+    submission: SubmissionRow,
+    account: BankAccountRecord,
+    audit: AuditEntryInput,
+  ): Promise<string> {
     const running = this.inFlight.get(submission.id);
     if (running) return running;
     const run = this.send(submission, account, audit).finally(() => this.inFlight.delete(submission.id));
@@ -386,7 +394,11 @@ export class PaymentService {
     return run;
   }
 
-  private async send(submission: SubmissionRow, account: BankAccountRecord, audit: AuditEntryInput): Promise<string> {
+  private async send(
+    submission: SubmissionRow,
+    account: BankAccountRecord,
+    audit: AuditEntryInput,
+  ): Promise<string> {
     const adapter = this.deps.gateway.adapterFor(account);
     const ref = this.deps.gateway.refFor(account);
     const counts = { submitted: 0, rejected: 0 };
@@ -420,7 +432,10 @@ export class PaymentService {
         if (!(e instanceof BankUnreachable)) throw e;
         // Outcome unknown: the item stays submitting under its key; a repeat re-sends it.
         const cause = e.cause as { code?: unknown } | undefined;
-        unreachable = { code: typeof cause?.code === "string" ? cause.code : "bank_unreachable", message: e.message };
+        unreachable = {
+          code: typeof cause?.code === "string" ? cause.code : "bank_unreachable",
+          message: e.message,
+        };
         break;
       }
     }

@@ -100,7 +100,7 @@ export class StatementPoller {
   private async handle(initial: StatementRow): Promise<void> {
     // Re-read: the row may have moved on since it was selected.
     const row = this.deps.repo.findById(initial.id);
-    if (!row || row.status !== "processing") return;
+    if (row?.status !== "processing") return;
     const account = this.deps.accountOf(row.bank_account_id);
     if (!account) {
       this.deps.repo.markFailed(row.id, "bank_error", "Счёт не найден");

@@ -128,7 +128,6 @@ export class StatementRepository {
   private readonly byTokenExternal;
   private readonly insertStmt;
   private readonly insertOp;
-  private readonly selectOpId;
   private readonly linkOp;
   private readonly opsPage;
   private readonly dueStmt;
@@ -151,9 +150,6 @@ export class StatementRepository {
          payee_bank_name, payee_bank_bik, payee_bank_corr_account, uin, purpose_code, priority)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
                ?22, ?23, ?24, ?25, ?26, ?27)`,
-    );
-    this.selectOpId = sqlite.query<{ id: number }, [string, string]>(
-      "SELECT id FROM operations WHERE bank_account_id = ? AND operation_id = ?",
     );
     this.linkOp = sqlite.query(
       "INSERT OR REPLACE INTO statement_operations (statement_id, seq, operation_id) VALUES (?, ?, ?)",

@@ -20,7 +20,13 @@ export const getBalanceTool: ToolDefinition<typeof input, typeof BalanceSchema> 
     const account = access.account(principal, args.bank_account_id, "read_statements");
     const cached = read.balance(account.id);
     if (!cached) {
-      return { bank_account_id: account.id, balance: null, currency: account.currency, as_of: null, stale: true };
+      return {
+        bank_account_id: account.id,
+        balance: null,
+        currency: account.currency,
+        as_of: null,
+        stale: true,
+      };
     }
     const ageMs = clock.now().getTime() - Date.parse(cached.as_of);
     return {

@@ -15,7 +15,9 @@ const input = Type.Object(
 );
 const output = Type.Object({
   statement: StatementSchema,
-  operations: Type.Optional(Type.Array(OperationSchema, { description: "Present with up to 500 operations" })),
+  operations: Type.Optional(
+    Type.Array(OperationSchema, { description: "Present with up to 500 operations" }),
+  ),
   summary: Type.Optional(
     Type.Object(
       {
@@ -60,7 +62,10 @@ export const getStatementTool: ToolDefinition<typeof input, typeof output> = {
     if (row.status === "failed") return { statement, operations: [] };
     const count = row.operations_count ?? 0;
     if (count <= MAX_INLINE_OPERATIONS) {
-      return { statement, operations: read.statementOperations(row, MAX_INLINE_OPERATIONS).map(operationView) };
+      return {
+        statement,
+        operations: read.statementOperations(row, MAX_INLINE_OPERATIONS).map(operationView),
+      };
     }
     const range = read.statementDateRange(row);
     return {

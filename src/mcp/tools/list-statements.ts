@@ -47,7 +47,12 @@ export const listStatementsTool: ToolDefinition<typeof input, typeof output> = {
       if (!parts) throw validationError("cursor", "cursor: неверный курсор");
       before = { created_at: parts[0]!, id: parts[1]! };
     }
-    const rows = read.statements({ bankAccountIds: [account.id], status: args.status, before, limit: limit + 1 });
+    const rows = read.statements({
+      bankAccountIds: [account.id],
+      status: args.status,
+      before,
+      limit: limit + 1,
+    });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {

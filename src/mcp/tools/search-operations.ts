@@ -24,7 +24,10 @@ const input = Type.Object(
     amount_min: Type.Optional(Amount("Minimum amount in rubles, inclusive")),
     amount_max: Type.Optional(Amount("Maximum amount in rubles, inclusive")),
     counterparty_inn: Type.Optional(
-      Type.String({ pattern: "^(\\d{10}|\\d{12})$", description: "INN of the other party (10 or 12 digits)" }),
+      Type.String({
+        pattern: "^(\\d{10}|\\d{12})$",
+        description: "INN of the other party (10 or 12 digits)",
+      }),
     ),
     query: Type.Optional(
       Type.String({

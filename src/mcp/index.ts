@@ -1,0 +1,55 @@
+// Wiring of the agent interface: the read-only connection, sessions, the sweeper, the tool registry.
+import type { Database } from "bun:sqlite";
+import type { AccessPolicy } from "../auth/access-policy";
+import type { Clock } from "../clock";
+import type { Config } from "../config";
+import { openReadOnly } from "../db/open";
+import type { Logger } from "../http/logger";
+import { McpReadModel } from "./read-model";
+import { SessionManager, type SessionStore, SessionSweeper, SqliteSessionStore } from "./sessions";
+import { createToolRegistry } from "./tools";
+import type { ToolRegistry } from "./tools/registry";
+
+export { type RelayRouteDeps, relayRoutes } from "./relay-routes";
+export { type McpRouteDeps, mcpRoutes } from "./routes";
+export type { McpSession, SessionStore } from "./sessions";
+
+export interface McpServices {
+  /** The connection the tools read through; SQLite refuses writes on it (file databases). */
+  readDb: Database;
+  sessionStore: SessionStore;
+  sessions: SessionManager;
+  sweeper: SessionSweeper;
+  tools: ToolRegistry;
+  close(): void;
+}
+
+export function createMcpServices(deps: {
+  config: Pick<Config, "dbPath" | "sessionTtlSeconds" | "sessionSweepIntervalMs" | "balanceStaleSeconds">;
+  sqlite: Database;
+  access: AccessPolicy;
+  clock: Clock;
+  logger: Logger;
+  sessionStore?: SessionStore;
+}): McpServices {
+  const { config, sqlite, clock, logger } = deps;
+  const readDb = openReadOnly(config.dbPath, sqlite);
+  const sessionStore = deps.sessionStore ?? new SqliteSessionStore(sqlite);
+  const sessions = new SessionManager(sessionStore, clock, config.sessionTtlSeconds, logger);
+  const tools = createToolRegistry({
+    read: new McpReadModel(readDb),
+    access: deps.access,
+    clock,
+    balanceStaleSeconds: config.balanceStaleSeconds,
+  });
+  return {
+    readDb,
+    sessionStore,
+    sessions,
+    sweeper: new SessionSweeper(sessions, config.sessionSweepIntervalMs, logger),
+    tools,
+    close: () => {
+      if (readDb !== sqlite) readDb.close();
+    },
+  };
+}

@@ -1,0 +1,154 @@
+// REST paths for the stdio relay `svc-mcp` (decisions §8):
+//   GET  /api/v1/mcp/tools              -> {tools: [...]} exactly as tools/list
+//   POST /api/v1/mcp/tools/{name}/call  -> the tool result object exactly as tools/call
+// Same token checks as the HTTP transport (purpose mcp, scope read_statements, IP, rate limit),
+// the same tool registry and access policy, the same audit with transport "stdio". The relay
+// sends one UUIDv4 per process in X-MCP-Session-Id; it is recorded as the audit session id.
+// Order of checks: token (401/429/403) -> X-MCP-Session-Id (400) -> body (400) -> tool (404).
+import { Elysia } from "elysia";
+import type { AuditLog } from "../audit/audit-log";
+import type { Principal, TokenGuard } from "../auth/guard";
+import { routeDoc, TOKEN_ERRORS } from "../http/docs";
+import { ApiError, invalidRequestBody, validationError } from "../http/errors";
+import type { Logger } from "../http/logger";
+import { isInvalidJson, requestState } from "../http/spine";
+import { authenticateRequest } from "../http/token-auth";
+import { MCP_PATH } from "./routes";
+import { callTool, listTools, type ToolRegistry } from "./tools/registry";
+
+export const RELAY_TOOLS_PATH = `${MCP_PATH}/tools`;
+export const RELAY_SESSION_HEADER = "X-MCP-Session-Id";
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+export interface RelayRouteDeps {
+  guard: TokenGuard;
+  tools: ToolRegistry;
+  audit: AuditLog;
+  now: () => Date;
+  logger: Logger;
+}
+
+type Headers = Record<string, string | number>;
+
+interface AuditFields {
+  action: string;
+  tool?: string | null;
+  arguments?: unknown;
+  outcome: string;
+  sessionId: string;
+}
+
+export function relayRoutes(deps: RelayRouteDeps) {
+  function authenticate(request: Request, headers: Headers): { principal: Principal; sessionId: string } {
+    const principal = authenticateRequest(deps.guard, request, headers, {
+      purpose: "mcp",
+      scope: "read_statements",
+    });
+    const sessionId = request.headers.get(RELAY_SESSION_HEADER);
+    if (sessionId === null || !UUID_V4.test(sessionId)) {
+      throw validationError(RELAY_SESSION_HEADER, "Нужен заголовок X-MCP-Session-Id с UUIDv4");
+    }
+    return { principal, sessionId: sessionId.toLowerCase() };
+  }
+
+  /** One audit entry; no data goes out unaudited (a failed write is 503). */
+  function audit(request: Request, principal: Principal, f: AuditFields): void {
+    const state = requestState(request);
+    try {
+      deps.audit.write({
+        at: deps.now(),
+        actor: "token",
+        apiTokenId: principal.tokenId,
+        mcpSessionId: f.sessionId,
+        action: f.action,
+        tool: f.tool ?? null,
+        arguments: f.arguments,
+        outcome: f.outcome,
+        durationMs: Math.round(performance.now() - state.startedAt),
+        requestId: state.requestId,
+        ip: state.clientIp,
+        transport: "stdio",
+      });
+    } catch (e) {
+      deps.logger.error("audit write failed", {
+        request_id: state.requestId,
+        action: f.action,
+        error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+      });
+      throw new ApiError("service_unavailable", "Журнал аудита недоступен");
+    }
+  }
+
+  function parseArguments(body: unknown): Record<string, unknown> {
+    if (isInvalidJson(body)) throw invalidRequestBody();
+    if (body === undefined || body === null || body === "") return {};
+    if (typeof body !== "object" || Array.isArray(body)) {
+      throw validationError("body", "Тело запроса должно быть объектом {arguments}");
+    }
+    const args = (body as { arguments?: unknown }).arguments;
+    if (args === undefined || args === null) return {};
+    if (typeof args !== "object" || Array.isArray(args)) {
+      throw validationError("arguments", "Поле arguments должно быть объектом");
+    }
+    return args as Record<string, unknown>;
+  }
+
+  return new Elysia({ name: "mcp-relay" })
+    .get(
+      RELAY_TOOLS_PATH,
+      ({ request, set }) => {
+        const { principal, sessionId } = authenticate(request, set.headers as Headers);
+        const tools = listTools(deps.tools);
+        audit(request, principal, { action: "mcp.tools_list", outcome: "ok", sessionId });
+        return { tools };
+      },
+      {
+        detail: routeDoc(
+          "agents",
+          "List agent tools (stdio relay)",
+          [...TOKEN_ERRORS, "validation_error", "service_unavailable"],
+          { description: "The same list as tools/list. Requires X-MCP-Session-Id (UUIDv4)." },
+        ),
+      },
+    )
+    .post(
+      `${RELAY_TOOLS_PATH}/:name/call`,
+      ({ request, set, body, params }) => {
+        const { principal, sessionId } = authenticate(request, set.headers as Headers);
+        const args = parseArguments(body);
+        const name = params.name;
+        const outcome = callTool(deps.tools, { principal }, name, args);
+        if (!outcome.found) {
+          audit(request, principal, {
+            action: "mcp.tools_call",
+            tool: name,
+            arguments: args,
+            outcome: "not_found",
+            sessionId,
+          });
+          throw new ApiError("not_found", `Неизвестный инструмент: ${name}`, { tool: name });
+        }
+        audit(request, principal, {
+          action: `mcp.${name}`,
+          tool: name,
+          arguments: args,
+          outcome: outcome.outcome,
+          sessionId,
+        });
+        return outcome.result;
+      },
+      {
+        detail: routeDoc(
+          "agents",
+          "Call an agent tool (stdio relay)",
+          [...TOKEN_ERRORS, "validation_error", "not_found", "service_unavailable"],
+          {
+            description:
+              "Body {arguments}. Answers the tool result object as tools/call does; tool-level errors " +
+              "are results with isError. Unknown tool: 404 not_found. Requires X-MCP-Session-Id (UUIDv4).",
+          },
+        ),
+      },
+    );
+}

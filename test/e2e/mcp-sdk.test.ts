@@ -1,0 +1,146 @@
+// The official MCP SDK client against the real server (a listening socket, a temp database file):
+// connect over Streamable HTTP, list exactly six read-only tools, call each one.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { loadConfig } from "../../src/config";
+import { withAccountKey } from "../../src/formats/validators";
+import { silentLogger } from "../../src/http/logger";
+import { type RunningServer, startServer } from "../../src/main";
+
+const EXPECTED_TOOLS = [
+  "get_balance",
+  "get_statement",
+  "list_bank_accounts",
+  "list_companies",
+  "list_statements",
+  "search_operations",
+];
+
+let dir: string;
+let server: RunningServer;
+let token: string;
+let accountId: string;
+let statementId: string;
+let dateFrom: string;
+let dateTo: string;
+
+function daysBefore(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "svc-mcp-sdk-"));
+  const config = loadConfig({
+    SVC_DB_PATH: join(dir, "svc.db"),
+    SVC_PORT: "0",
+    SVC_HOST: "127.0.0.1",
+    SVC_SECRET_KEY: Buffer.alloc(32, 3).toString("base64"),
+  });
+  server = await startServer(config, { logger: silentLogger });
+  const { admin, statements, poller } = server.services;
+  const company = admin.createCompany({ name: "ООО Тест", inn: "7719617469" });
+  const account = admin.createBankAccount({
+    company_id: company.company_id,
+    bank: "sandbox",
+    account_number: withAccountKey("40702810900000000042", "044525225"),
+    bik: "044525225",
+  });
+  accountId = account.bank_account_id;
+  const created = admin.createToken({
+    company_id: company.company_id,
+    name: "agent",
+    purpose: "mcp",
+    mode: "test",
+    scope_read_statements: true,
+    accounts: [{ bank_account_id: accountId, allow_read_statements: true }],
+  });
+  token = created.token;
+  dateTo = server.services.today();
+  dateFrom = daysBefore(dateTo, 9);
+  statementId = statements.orderFromUi(accountId, dateFrom, dateTo).statement_id;
+  await poller.idle();
+  await poller.tick();
+  await poller.idle();
+});
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function connect(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: "svc-e2e", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/api/v1/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+describe("MCP SDK client against the real server", () => {
+  test("connects, negotiates a version and gets a session", async () => {
+    const { client, transport } = await connect();
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(client.getServerVersion()?.name).toBe("svc");
+    expect(client.getServerCapabilities()?.tools).toBeDefined();
+    expect(client.getInstructions()).toContain("untrusted");
+    await client.ping();
+    await transport.terminateSession();
+    await client.close();
+  });
+
+  test("lists exactly six tools, each read-only", async () => {
+    const { client } = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(EXPECTED_TOOLS);
+    for (const tool of tools) {
+      expect(tool.annotations).toEqual({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
+      expect(tool.title).toBeTruthy();
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.outputSchema?.type).toBe("object");
+    }
+    await client.close();
+  });
+
+  test("calls every tool successfully (outputs validated by the SDK against outputSchema)", async () => {
+    const { client } = await connect();
+    const calls: [string, Record<string, unknown>][] = [
+      ["list_companies", {}],
+      ["list_bank_accounts", {}],
+      ["get_balance", { bank_account_id: accountId }],
+      ["list_statements", { bank_account_id: accountId }],
+      ["get_statement", { statement_id: statementId }],
+      ["search_operations", { bank_account_id: accountId, date_from: dateFrom, date_to: dateTo }],
+    ];
+    for (const [name, args] of calls) {
+      const result = await client.callTool({ name, arguments: args });
+      expect({ name, isError: result.isError }).toEqual({ name, isError: false });
+      expect(result.structuredContent).toBeDefined();
+      expect((result._meta as { notice?: string } | undefined)?.notice).toContain("untrusted");
+      expect(JSON.stringify(result)).not.toMatch(/\d{20}/);
+    }
+    const statement = (
+      await client.callTool({ name: "get_statement", arguments: { statement_id: statementId } })
+    ).structuredContent as { statement: { status: string }; operations: unknown[] };
+    expect(statement.statement.status).toBe("ready");
+    expect(statement.operations.length).toBeGreaterThan(0);
+    await client.close();
+  });
+
+  test("a write-sounding tool is a protocol error, not a result", async () => {
+    const { client } = await connect();
+    await expect(client.callTool({ name: "send_payment", arguments: {} })).rejects.toThrow(
+      /-32601|not found/i,
+    );
+    await client.close();
+  });
+});
