@@ -10,9 +10,11 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
   CallToolRequestSchema,
+  type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../package.json" with { type: "json" };
 
@@ -139,7 +141,11 @@ export function createRelay(env: RelayEnv, log: Log) {
   }
 
   /** One REST call: 429 waits Retry-After once and retries; other errors become McpError. */
-  async function call(method: "GET" | "POST", path: string, body?: unknown): Promise<Record<string, unknown>> {
+  async function call(
+    method: "GET" | "POST",
+    path: string,
+    body?: unknown,
+  ): Promise<Record<string, unknown>> {
     const started = performance.now();
     for (let attempt = 0; ; attempt++) {
       let res: Response;
@@ -156,7 +162,9 @@ export function createRelay(env: RelayEnv, log: Log) {
         });
         throw new McpError(
           ErrorCode.InternalError,
-          timedOut ? "service_unavailable: the service did not answer in time" : "service_unavailable: the service cannot be reached",
+          timedOut
+            ? "service_unavailable: the service did not answer in time"
+            : "service_unavailable: the service cannot be reached",
           { code: "service_unavailable", reason },
         );
       }
@@ -175,7 +183,12 @@ export function createRelay(env: RelayEnv, log: Log) {
       const envelope = (parsed ?? null) as Envelope | null;
       if (res.status === 429 && attempt === 0) {
         const wait = retryAfterSeconds(res, envelope);
-        log("warn", "rate limited; retrying once", { method, path, retry_after_seconds: wait, request_id: requestId });
+        log("warn", "rate limited; retrying once", {
+          method,
+          path,
+          retry_after_seconds: wait,
+          request_id: requestId,
+        });
         await Bun.sleep(wait * 1000);
         continue;
       }
@@ -204,14 +217,16 @@ export function createRelay(env: RelayEnv, log: Log) {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const body = await call("GET", "/mcp/tools");
-    // biome-ignore lint/suspicious/noExplicitAny: tool definitions pass through unchanged
-    return { tools: (body.tools ?? []) as any[] };
+    // Tool definitions pass through unchanged.
+    return { tools: (body.tools ?? []) as Tool[] };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params;
-    // biome-ignore lint/suspicious/noExplicitAny: the tool result passes through unchanged
-    return (await call("POST", `/mcp/tools/${encodeURIComponent(name)}/call`, { arguments: args ?? {} })) as any;
+    // The tool result passes through unchanged.
+    return (await call("POST", `/mcp/tools/${encodeURIComponent(name)}/call`, {
+      arguments: args ?? {},
+    })) as CallToolResult;
   });
 
   return { server, sessionId };
@@ -238,7 +253,8 @@ async function main(argv: string[]): Promise<number> {
   console.debug = console.log;
   const log = createLog(env.logDir);
   const { server, sessionId } = createRelay(env, log);
-  server.onerror = (e) => log("error", "protocol error", { error: e instanceof Error ? e.message : String(e) });
+  server.onerror = (e) =>
+    log("error", "protocol error", { error: e instanceof Error ? e.message : String(e) });
   const transport = new StdioServerTransport();
   await server.connect(transport);
   log("info", "relay started", { version: VERSION, api_url: env.apiUrl, session_id: sessionId });

@@ -136,6 +136,20 @@ describe("MCP SDK client against the real server", () => {
     await client.close();
   });
 
+  test("tool-level errors reach the SDK client as isError results (outputSchema admits them)", async () => {
+    const { client } = await connect();
+    const missing = await client.callTool({
+      name: "get_statement",
+      arguments: { statement_id: "00000000-0000-4000-8000-000000000000" },
+    });
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent).toEqual({ error: { code: "not_found", message: expect.any(String) } });
+    const invalid = await client.callTool({ name: "get_balance", arguments: { bank_account_id: "nope" } });
+    expect(invalid.isError).toBe(true);
+    expect((invalid.structuredContent as { error: { code: string } }).error.code).toBe("validation_error");
+    await client.close();
+  });
+
   test("a write-sounding tool is a protocol error, not a result", async () => {
     const { client } = await connect();
     await expect(client.callTool({ name: "send_payment", arguments: {} })).rejects.toThrow(

@@ -1,8 +1,8 @@
 // The relay's REST paths: same tools, same access rules, same audit (transport "stdio").
 import { describe, expect, test } from "bun:test";
-import { type TestApp, makeTestApp } from "../helpers/app";
+import { makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
-import { type ToolResultBody, MCP, readyStatement, rpc, initSession } from "./helpers";
+import { initSession, MCP, readyStatement, rpc, type ToolResultBody } from "./helpers";
 
 const TOOLS = `${MCP}/tools`;
 
@@ -86,7 +86,11 @@ describe("relay REST paths", () => {
     const t = makeTestApp();
     const w = t.fixtures.world({ purpose: "mcp" });
     for (const session of [null, "", "not-a-uuid", "00000000-0000-1000-8000-000000000000"]) {
-      const d1 = await expectError(await relay(t, w.token, "GET", TOOLS, { session }), 400, "validation_error");
+      const d1 = await expectError(
+        await relay(t, w.token, "GET", TOOLS, { session }),
+        400,
+        "validation_error",
+      );
       expect(d1.field).toBe("X-MCP-Session-Id");
       await expectError(
         await relay(t, w.token, "POST", `${TOOLS}/list_companies/call`, { session, body: {} }),
@@ -112,11 +116,7 @@ describe("relay REST paths", () => {
     const call = `${TOOLS}/list_companies/call`;
     await expectError(await relay(t, undefined, "GET", TOOLS), 401, "invalid_token_format");
     await expectError(await relay(t, "nope", "POST", call, { body: {} }), 401, "invalid_token_format");
-    await expectError(
-      await relay(t, `svc_test_${"x".repeat(40)}`, "GET", TOOLS),
-      401,
-      "invalid_token",
-    );
+    await expectError(await relay(t, `svc_test_${"x".repeat(40)}`, "GET", TOOLS), 401, "invalid_token");
     await expectError(await relay(t, integration.token, "GET", TOOLS), 403, "forbidden_purpose");
     await expectError(
       await relay(t, integration.token, "POST", call, { body: {} }),
@@ -124,7 +124,11 @@ describe("relay REST paths", () => {
       "forbidden_purpose",
     );
     // Token checks come before the session header check.
-    await expectError(await relay(t, undefined, "GET", TOOLS, { session: null }), 401, "invalid_token_format");
+    await expectError(
+      await relay(t, undefined, "GET", TOOLS, { session: null }),
+      401,
+      "invalid_token_format",
+    );
   });
 
   test("access policy: another company's account is a tool-level forbidden error", async () => {
@@ -153,7 +157,10 @@ describe("relay REST paths", () => {
       body: { arguments: { bank_account_id: w.account.bank_account_id } },
     });
     await relay(t, w.token, "POST", `${TOOLS}/get_balance/call`, { session, body: { arguments: {} } });
-    await relay(t, w.token, "POST", `${TOOLS}/send_payment/call`, { session, body: { arguments: { amount: 1 } } });
+    await relay(t, w.token, "POST", `${TOOLS}/send_payment/call`, {
+      session,
+      body: { arguments: { amount: 1 } },
+    });
 
     const entries = t.services.audit
       .query({ limit: 100, apiTokenId: w.tokenId })

@@ -89,13 +89,33 @@ function jsonSchema(schema: TObject): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 }
 
+// A tool-level error result carries `structuredContent: {error}`; clients (the official SDK among
+// them) validate structuredContent against outputSchema even when isError is true, so the
+// published schema admits both shapes.
+const TOOL_ERROR_SCHEMA = {
+  type: "object",
+  required: ["error"],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: { code: { type: "string" }, message: { type: "string" } },
+    },
+  },
+};
+
+function outputSchemaOf(schema: TObject): Record<string, unknown> {
+  return { type: "object", anyOf: [jsonSchema(schema), TOOL_ERROR_SCHEMA] };
+}
+
 export function listTools(registry: ToolRegistry): ToolDescriptor[] {
   return registry.definitions().map((d) => ({
     name: d.name,
     title: d.title,
     description: d.description,
     inputSchema: jsonSchema(d.inputSchema),
-    outputSchema: jsonSchema(d.outputSchema),
+    outputSchema: outputSchemaOf(d.outputSchema),
     annotations: READ_ONLY_ANNOTATIONS,
   }));
 }

@@ -1,0 +1,259 @@
+// The stdio relay from source against the real server: the official SDK client over stdio,
+// six read-only tools, calls, environment errors, and a stopped server.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { BUN, ROOT, type RunningProcess, startServe, tempDir } from "../helpers/server";
+
+const RELAY = ["run", join(ROOT, "cli/svc-mcp.ts")];
+const EXPECTED_TOOLS = [
+  "get_balance",
+  "get_statement",
+  "list_bank_accounts",
+  "list_companies",
+  "list_statements",
+  "search_operations",
+];
+
+let dir: string;
+let server: RunningProcess;
+let token: string;
+let accountId: string;
+
+async function seedMcp(s: RunningProcess) {
+  const company = (await (
+    await s.admin("POST", "/companies", { name: "ООО Тест", inn: "7719617469" })
+  ).json()) as { company_id: string };
+  const account = (await (
+    await s.admin("POST", "/bank-accounts", {
+      company_id: company.company_id,
+      bank: "sandbox",
+      account_number: "40702810938000000001",
+      bik: "044525225",
+      alias: "main",
+    })
+  ).json()) as { bank_account_id: string };
+  const created = (await (
+    await s.admin("POST", "/tokens", {
+      company_id: company.company_id,
+      name: "agent",
+      purpose: "mcp",
+      mode: "test",
+      scope_read_statements: true,
+      accounts: [{ bank_account_id: account.bank_account_id, allow_read_statements: true }],
+      rate_limit_per_minute: 10000,
+    })
+  ).json()) as { token: string };
+  return { accountId: account.bank_account_id, token: created.token };
+}
+
+async function connect(
+  env: Record<string, string>,
+  command: [string, ...string[]] = [BUN, ...RELAY],
+): Promise<{ client: Client; stderr: string[] }> {
+  const [bin, ...args] = command;
+  const transport = new StdioClientTransport({
+    command: bin,
+    args,
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stderr: "pipe",
+  });
+  const stderr: string[] = [];
+  transport.stderr?.on("data", (d: Buffer) => stderr.push(d.toString()));
+  const client = new Client({ name: "relay-e2e", version: "1" });
+  await client.connect(transport);
+  return { client, stderr };
+}
+
+async function runRelay(
+  env: Record<string, string>,
+  command: string[] = [BUN, ...RELAY],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn(command, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const code = await proc.exited;
+  return {
+    code,
+    stdout: await new Response(proc.stdout).text(),
+    stderr: await new Response(proc.stderr).text(),
+  };
+}
+
+beforeAll(async () => {
+  dir = tempDir("svc-relay-");
+  server = await startServe({ dbPath: join(dir, "svc.db") });
+  ({ token, accountId } = await seedMcp(server));
+});
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("svc-mcp relay (from source)", () => {
+  test("initialize, six read-only tools, calls", async () => {
+    const { client, stderr } = await connect({ SVC_API_URL: `${server.url}/api/v1`, SVC_API_TOKEN: token });
+    try {
+      expect(client.getServerCapabilities()?.tools).toBeDefined();
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(EXPECTED_TOOLS);
+      for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true);
+
+      const companies = await client.callTool({ name: "list_companies", arguments: {} });
+      expect(companies.isError).toBe(false);
+      expect((companies.structuredContent as { companies: unknown[] }).companies).toHaveLength(1);
+
+      const accounts = await client.callTool({ name: "list_bank_accounts", arguments: {} });
+      expect(accounts.isError).toBe(false);
+      const list = (accounts.structuredContent as { bank_accounts: { bank_account_id: string }[] })
+        .bank_accounts;
+      expect(list.map((a) => a.bank_account_id)).toEqual([accountId]);
+
+      const balance = await client.callTool({
+        name: "get_balance",
+        arguments: { bank_account_id: accountId },
+      });
+      expect(balance.isError).toBe(false);
+
+      const statements = await client.callTool({
+        name: "list_statements",
+        arguments: { bank_account_id: accountId },
+      });
+      expect(statements.isError).toBe(false);
+
+      const search = await client.callTool({
+        name: "search_operations",
+        arguments: { bank_account_id: accountId, date_from: "2026-01-01", date_to: "2026-01-31" },
+      });
+      expect(search.isError).toBe(false);
+
+      // Unknown tool: 404 from the service, -32601 to the agent.
+      const unknown = await client.callTool({ name: "send_payment", arguments: {} }).then(
+        () => null,
+        (e: { code?: number; message?: string }) => e,
+      );
+      expect(unknown?.code).toBe(-32601);
+      expect(unknown?.message).toContain("not_found");
+
+      expect(stderr.join("")).not.toContain(token);
+    } finally {
+      await client.close();
+    }
+
+    // Every call is audited with transport stdio and one session id for the process.
+    const audit = (await (await server.admin("GET", "/audit-log?limit=100")).json()) as {
+      entries: { action: string; transport: string; mcp_session_id: string }[];
+    };
+    const entries = audit.entries.filter((e) => e.transport === "stdio");
+    expect(entries.map((e) => e.action).sort()).toEqual(
+      [
+        "mcp.tools_list",
+        "mcp.list_companies",
+        "mcp.list_bank_accounts",
+        "mcp.get_balance",
+        "mcp.list_statements",
+        "mcp.search_operations",
+        "mcp.tools_call",
+      ].sort(),
+    );
+    expect(new Set(entries.map((e) => e.mcp_session_id)).size).toBe(1);
+  }, 30_000);
+
+  test("bad environment exits 2 naming the variable", async () => {
+    const url = `${server.url}/api/v1`;
+    const cases: [Record<string, string>, string][] = [
+      [{ SVC_API_URL: url }, "SVC_API_TOKEN"],
+      [{ SVC_API_URL: url, SVC_API_TOKEN: "sk_nope" }, "SVC_API_TOKEN"],
+      [{ SVC_API_TOKEN: token }, "SVC_API_URL"],
+      [{ SVC_API_TOKEN: token, SVC_API_URL: server.url }, "SVC_API_URL"],
+      [{ SVC_API_TOKEN: token, SVC_API_URL: "http://example.com/api/v1" }, "SVC_API_URL"],
+    ];
+    for (const [env, variable] of cases) {
+      const r = await runRelay(env);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      const lines = r.stderr.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(variable);
+      expect(r.stderr).not.toContain(token);
+    }
+  }, 30_000);
+
+  test("--version prints the package version", async () => {
+    const r = await runRelay({});
+    expect(r.code).toBe(2);
+    const proc = Bun.spawn([BUN, ...RELAY, "--version"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    expect(await proc.exited).toBe(0);
+    const pkg = (await Bun.file(join(ROOT, "package.json")).json()) as { version: string };
+    expect((await new Response(proc.stdout).text()).trim()).toBe(pkg.version);
+  });
+
+  test("a stopped server gives an error for that request and the relay stays up", async () => {
+    const own = await startServe({ dbPath: join(dir, "own.db") });
+    const seeded = await seedMcp(own);
+    const { client } = await connect({ SVC_API_URL: `${own.url}/api/v1`, SVC_API_TOKEN: seeded.token });
+    try {
+      expect((await client.listTools()).tools).toHaveLength(6);
+      await own.stop();
+      const failure = await client.listTools().then(
+        () => null,
+        (e: { code?: number }) => e,
+      );
+      expect(failure?.code).toBe(-32603);
+      const again = await client.callTool({ name: "list_companies", arguments: {} }).then(
+        () => null,
+        (e: { code?: number }) => e,
+      );
+      expect(again?.code).toBe(-32603);
+      // Still answering: ping is handled by the relay itself.
+      expect(await client.ping()).toEqual({});
+    } finally {
+      await client.close();
+      await own.stop();
+    }
+  }, 30_000);
+});
+
+describe("svc-mcp relay (compiled by make build)", () => {
+  const binary = join(ROOT, "dist/svc-mcp");
+
+  beforeAll(async () => {
+    const make = Bun.spawn(["make", "build"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    const code = await make.exited;
+    if (code !== 0) throw new Error(`make build failed: ${await new Response(make.stderr).text()}`);
+  }, 120_000);
+
+  test("lists six read-only tools and calls them; bad env exits 2", async () => {
+    const { client } = await connect({ SVC_API_URL: `${server.url}/api/v1`, SVC_API_TOKEN: token }, [binary]);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(EXPECTED_TOOLS);
+      for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true);
+      const companies = await client.callTool({ name: "list_companies", arguments: {} });
+      expect(companies.isError).toBe(false);
+      const balance = await client.callTool({
+        name: "get_balance",
+        arguments: { bank_account_id: accountId },
+      });
+      expect(balance.isError).toBe(false);
+    } finally {
+      await client.close();
+    }
+    const bad = await runRelay({ SVC_API_TOKEN: token, SVC_API_URL: "http://example.com/api/v1" }, [binary]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+    expect(bad.stderr).toContain("SVC_API_URL");
+    const version = await runRelay({}, [binary, "--version"]);
+    expect(version.code).toBe(0);
+    const pkg = (await Bun.file(join(ROOT, "package.json")).json()) as { version: string };
+    expect(version.stdout.trim()).toBe(pkg.version);
+  }, 30_000);
+});
