@@ -2,7 +2,7 @@
 import { Elysia, t } from "elysia";
 import type { SqliteSandboxRequestLog } from "../db/repos/sandbox-requests";
 import { adminAuth } from "../http/admin-auth";
-import { routeDoc } from "../http/docs";
+import { JSON_BODY, routeDoc } from "../http/docs";
 import type { ErrorCode } from "../http/errors";
 import type { StatementService } from "../statements/service";
 import type { AdminService } from "./service";
@@ -36,6 +36,7 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken }:
   return new Elysia({ prefix: "/admin/api" })
     .use(adminAuth(adminToken))
     .post("/companies", ({ body, actor, status }) => status(201, service.createCompany(body, actor)), {
+      parse: JSON_BODY,
       body: t.Object({ name: t.String(), inn: t.String(), kpp: t.Optional(nullableString) }),
       detail: doc("Create a company", [], { 201: "Company created" }),
     })
@@ -44,6 +45,7 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken }:
       "/bank-accounts",
       ({ body, actor, status }) => status(201, service.createBankAccount(body, actor)),
       {
+        parse: JSON_BODY,
         body: t.Object({
           company_id: uuid,
           bank: t.String(),
@@ -64,6 +66,7 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken }:
       detail: doc("List bank accounts"),
     })
     .post("/tokens", ({ body, actor, status }) => status(201, service.createToken(body, actor)), {
+      parse: JSON_BODY,
       body: t.Object({
         company_id: uuid,
         name: t.String(),
@@ -86,6 +89,7 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken }:
     })
     .patch("/tokens/:id", ({ params, body, actor }) => service.patchToken(params.id, body, actor), {
       params: t.Object({ id: uuid }),
+      parse: JSON_BODY,
       body: t.Object({
         name: t.Optional(t.String()),
         scopes: t.Optional(
@@ -139,6 +143,7 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken }:
         return view;
       },
       {
+        parse: JSON_BODY,
         body: t.Object({ bank_account_id: uuid, date_from: t.String(), date_to: t.String() }),
         detail: doc('Order a statement via the UI (source "ui")', ["not_found", "bank_not_supported"], {
           201: "Ordered",

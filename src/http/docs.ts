@@ -61,3 +61,10 @@ export function routeDoc(
     opts.security === "none" ? [] : [{ [opts.security === "admin" ? "adminToken" : "bearer"]: [] }];
   return { summary, tags: [tag], description: opts.description, responses, security } as RouteDoc;
 }
+
+/**
+ * Route option for JSON bodies. At run time the spine's own parser (limits, invalid JSON) has
+ * already produced the body; naming the parser lets the OpenAPI document show the body schema
+ * under application/json (the generator skips parsers that are functions).
+ */
+export const JSON_BODY = "json" as const;

@@ -3,7 +3,7 @@
 // allow_send_payments on the account.
 import { Elysia, t } from "elysia";
 import type { Requirement, TokenGuard } from "../auth/guard";
-import { routeDoc, TOKEN_ERRORS } from "../http/docs";
+import { JSON_BODY, routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { type ErrorCode, invalidRequestBody, validationError } from "../http/errors";
 import { BODY_LIMITS, requestState } from "../http/spine";
 import { authenticateRequest, tokenAuth } from "../http/token-auth";
@@ -111,6 +111,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
           service.submitImport(principal, params.import_id, body, contextOf(request)),
         {
           params: t.Object({ import_id: t.String({ format: "uuid" }) }),
+          parse: JSON_BODY,
           body: t.Object({
             external_id: t.String({
               description: "Idempotency key: trimmed, 1–256 characters, unique per token",
@@ -133,6 +134,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
             import_id: t.String({ format: "uuid" }),
             item_id: t.String({ format: "uuid" }),
           }),
+          parse: JSON_BODY,
           body: t.Object({
             external_id: t.String({
               description: "Idempotency key: trimmed, 1–256 characters, unique per token",

@@ -42,8 +42,14 @@ export class StatementPoller {
 
   start(): void {
     this.stopped = false;
-    this.timer = setInterval(() => void this.tick(), this.deps.intervalMs);
-    void this.tick();
+    const tick = () =>
+      void this.tick().catch((e) =>
+        this.deps.logger.error("statement poll pass failed", {
+          error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+        }),
+      );
+    this.timer = setInterval(tick, this.deps.intervalMs);
+    tick();
   }
 
   /** Stops taking work and waits for what is in flight. */
@@ -92,6 +98,14 @@ export class StatementPoller {
     if (existing) return existing;
     const work = this.handle(row)
       .catch((e) => this.onError(row, e))
+      // Recording the failure writes too; with the database read-only or full that fails as well,
+      // and a rejection here would be unhandled (it would end the process).
+      .catch((e) =>
+        this.deps.logger.error("statement poll failure could not be recorded", {
+          statement_id: row.id,
+          error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+        }),
+      )
       .finally(() => this.inFlight.delete(row.id));
     this.inFlight.set(row.id, work);
     return work;

@@ -2,7 +2,7 @@
 import { Elysia, t } from "elysia";
 import type { TokenGuard } from "../auth/guard";
 import { dateInZone } from "../clock";
-import { routeDoc, TOKEN_ERRORS } from "../http/docs";
+import { JSON_BODY, routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { ApiError, type ErrorCode, validationError } from "../http/errors";
 import { tokenAuth } from "../http/token-auth";
 import { type ExportFormat, exportStatement } from "./export";
@@ -24,13 +24,14 @@ export function statementRoutes(deps: {
   return new Elysia({ prefix: "/api/v1/integration/statements" })
     .use(tokenAuth(deps.guard, { purpose: "integration", scope: "read_statements" }))
     .post(
-      "/",
+      "",
       ({ body, principal, set }) => {
         const { created, statement } = service.order(principal, body);
         set.status = created ? 201 : 200;
         return statement;
       },
       {
+        parse: JSON_BODY,
         body: t.Object({
           bank_account_id: t.String({ format: "uuid" }),
           external_id: t.String({
@@ -46,7 +47,7 @@ export function statementRoutes(deps: {
         ),
       },
     )
-    .get("/", ({ principal, query }) => service.list(principal, query), {
+    .get("", ({ principal, query }) => service.list(principal, query), {
       query: t.Object({
         bank_account_id: t.Optional(t.String({ format: "uuid" })),
         status: t.Optional(t.Union([t.Literal("processing"), t.Literal("ready"), t.Literal("failed")])),

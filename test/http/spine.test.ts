@@ -270,6 +270,8 @@ describe("request bodies", () => {
     const t = makeTestApp();
     const body = JSON.stringify({ name: "x".repeat(MB), inn: INN });
     const res = await t.admin("POST", "/companies", body);
+    // The unread rest of the body makes the connection unusable: it is closed, not kept alive.
+    expect(res.headers.get("connection")).toBe("close");
     const details = await expectError(res, 413, "payload_too_large");
     expect(details.limit_bytes).toBe(MB);
     expect(t.services.admin.listCompanies()).toEqual([]);
@@ -278,6 +280,7 @@ describe("request bodies", () => {
   test("a streamed body over 1 MB without Content-Length is 413 payload_too_large", async () => {
     const t = makeTestApp();
     const res = await streamedAdminPost(t, "/companies", MB + 64 * 1024);
+    expect(res.headers.get("connection")).toBe("close");
     await expectError(res, 413, "payload_too_large");
     const res2 = await streamedAdminPost(t, "/tokens", 3 * MB);
     await expectError(res2, 413, "payload_too_large");

@@ -1,11 +1,12 @@
 import type { Database } from "bun:sqlite";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../open";
 import { bankAccounts, companies } from "../schema";
 
 export type CompanyRow = typeof companies.$inferSelect;
 export type BankAccountRow = typeof bankAccounts.$inferSelect;
 
+// Lists keep creation order; rowid breaks ties between rows created in the same millisecond.
 export class CompanyRepository {
   constructor(private readonly db: Db) {}
 
@@ -18,7 +19,7 @@ export class CompanyRepository {
   }
 
   list(): CompanyRow[] {
-    return this.db.select().from(companies).orderBy(asc(companies.createdAt), asc(companies.id)).all();
+    return this.db.select().from(companies).orderBy(asc(companies.createdAt), asc(sql`rowid`)).all();
   }
 }
 
@@ -72,7 +73,7 @@ export class BankAccountRepository {
       })
       .from(bankAccounts);
     const filtered = companyId ? q.where(and(eq(bankAccounts.companyId, companyId))) : q;
-    return filtered.orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id)).all();
+    return filtered.orderBy(asc(bankAccounts.createdAt), asc(sql`rowid`)).all();
   }
 }
 

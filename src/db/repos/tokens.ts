@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { type Db, IMMEDIATE } from "../open";
 import { apiTokens, tokenAccounts } from "../schema";
 
@@ -110,7 +110,7 @@ export class TokenRepository {
   list(companyId?: string): ApiTokenRow[] {
     const q = this.db.select().from(apiTokens);
     return (companyId ? q.where(eq(apiTokens.companyId, companyId)) : q)
-      .orderBy(asc(apiTokens.createdAt), asc(apiTokens.id))
+      .orderBy(asc(apiTokens.createdAt), asc(sql`rowid`))
       .all();
   }
 }
