@@ -1,0 +1,79 @@
+// The compiled `svc` from a directory that holds no source tree: migrations are embedded, the
+// server starts, orders a statement and exports it.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, type RunningProcess, seedIntegration, startServe, tempDir } from "../helpers/server";
+
+const running: RunningProcess[] = [];
+let binary = "";
+let workDir = "";
+
+beforeAll(async () => {
+  const make = Bun.spawn(["make", "build"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  if ((await make.exited) !== 0)
+    throw new Error(`make build failed: ${await new Response(make.stderr).text()}`);
+  workDir = tempDir("svc-bin-");
+  binary = join(workDir, "svc");
+  copyFileSync(join(ROOT, "dist/svc"), binary);
+}, 120_000);
+
+afterAll(async () => {
+  for (const s of running.splice(0)) await s.stop(9);
+});
+
+describe("compiled svc", () => {
+  test("version, migrate and serve work from a directory without sources", async () => {
+    expect(readdirSync(workDir)).toEqual(["svc"]);
+    const version = Bun.spawnSync([binary, "version"], { cwd: workDir });
+    expect(version.exitCode).toBe(0);
+    expect(version.stdout.toString().trim()).toMatch(/^\d+\.\d+\.\d+/);
+
+    const migrate = Bun.spawnSync([binary, "migrate"], { cwd: workDir, env: { SVC_DB_PATH: "m/svc.db" } });
+    expect(migrate.exitCode).toBe(0);
+    expect(existsSync(join(workDir, "m/svc.db"))).toBe(true);
+
+    const server = await startServe({
+      command: [binary],
+      cwd: workDir,
+      dbPath: join(workDir, "data/svc.db"),
+      env: { SVC_BANK_POLL_INTERVAL_MS: "200" },
+    });
+    running.push(server);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const { accountId, token } = await seedIntegration(server);
+    const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const day = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Moscow" }).format(new Date());
+    const created = await fetch(`${server.url}/api/v1/integration/statements`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({
+        bank_account_id: accountId,
+        external_id: "bin-1",
+        date_from: day,
+        date_to: day,
+      }),
+    });
+    expect(created.status).toBe(201);
+    const { statement_id } = (await created.json()) as { statement_id: string };
+    let status = "processing";
+    for (let i = 0; i < 200 && status === "processing"; i++) {
+      await Bun.sleep(50);
+      const polled = await fetch(`${server.url}/api/v1/integration/statements/${statement_id}`, {
+        headers: auth,
+      });
+      status = ((await polled.json()) as { status: string }).status;
+    }
+    expect(status).toBe("ready");
+    const exported = await fetch(
+      `${server.url}/api/v1/integration/statements/${statement_id}/export?format=1c`,
+      {
+        headers: auth,
+      },
+    );
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get("content-type")).toBe("text/plain; charset=windows-1251");
+    expect((await fetch(`${server.url}/docs/json`)).status).toBe(200);
+    expect(await server.stop("SIGTERM")).toBe(0);
+  }, 60_000);
+});
