@@ -2,7 +2,7 @@
 BUN := node_modules/.bin/bun
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: run test build check lint fmt typecheck migrations bench clean
+.PHONY: run test build check lint fmt typecheck migrations bench clean browser-deps
 
 node_modules/.installed: package.json package-lock.json
 	# `npm ci` rejects this lock file on npm 11 (optional platform packages of other systems); versions are pinned exactly in package.json.
@@ -12,8 +12,12 @@ node_modules/.installed: package.json package-lock.json
 run: node_modules/.installed
 	SVC_DB_PATH=$${SVC_DB_PATH:-./data/svc.db} $(BUN) run cli/svc.ts serve --demo
 
-test: node_modules/.installed typecheck lint
+test: node_modules/.installed typecheck lint browser-deps
 	$(BUN) test
+
+# Chromium for the admin pages' browser test (installs the Debian package when missing).
+browser-deps:
+	sh scripts/ensure-chromium.sh
 
 typecheck: node_modules/.installed
 	node_modules/.bin/tsc -p tsconfig.json
@@ -31,6 +35,12 @@ migrations: node_modules/.installed
 build: node_modules/.installed
 	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc.ts --outfile dist/svc
 	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc-mcp.ts --outfile dist/svc-mcp
+
+# Benchmarks (not part of `make test`): wrk-driven HTTP runs, exports, search, ordering, start-up.
+# Prints one table and writes test/bench/results/latest.json. Takes a few minutes.
+bench: node_modules/.installed build
+	sh scripts/ensure-wrk.sh
+	$(BUN) run test/bench/run.ts
 
 clean:
 	rm -rf dist node_modules

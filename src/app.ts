@@ -2,6 +2,7 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { adminApi } from "./admin/api";
+import { adminPages } from "./admin/pages";
 import type { Services } from "./container";
 import { routeDoc } from "./http/docs";
 import { httpSpine } from "./http/spine";
@@ -93,6 +94,19 @@ export function createApp(services: Services, options: AppOptions = {}) {
         statements: services.statements,
         sandboxLog: services.sandboxLog,
         adminToken: services.config.adminToken,
+      }),
+    )
+    .use(
+      adminPages({
+        admin: services.admin,
+        statements: services.statements,
+        audit: services.audit,
+        clock: services.clock,
+        logger: services.logger,
+        adminToken: services.config.adminToken,
+        trustedProxies: services.trustedProxies,
+        socketIp: options.socketIp ?? defaultSocketIp,
+        banks: () => services.banks.names(),
       }),
     );
   routeTable = app.routes.map((r) => ({ method: r.method, path: r.path }));

@@ -60,6 +60,14 @@ export function auditArguments(value: unknown): string | null {
   return JSON.stringify({ _truncated: true, prefix });
 }
 
+/** Agent calls of one token in one hour (UTC), for the chart on the audit page. */
+export interface HourlyAgentCalls {
+  api_token_id: string | null;
+  /** Start of the hour, `YYYY-MM-DDTHH`. */
+  hour: string;
+  calls: number;
+}
+
 interface AuditRow extends Omit<AuditEntry, "arguments"> {
   arguments: string | null;
 }
@@ -93,6 +101,19 @@ export class AuditLog {
       ip: e.ip ?? null,
       transport: e.transport ?? null,
     });
+  }
+
+  /** Agent calls (actions `mcp.*`) at or after `since` (ISO 8601 UTC), counted per token and hour. */
+  agentCallsPerHour(since: string): HourlyAgentCalls[] {
+    return this.sqlite
+      .query<HourlyAgentCalls, [{ since: string }]>(
+        `SELECT api_token_id, substr(at, 1, 13) AS hour, count(*) AS calls
+           FROM audit_log
+          WHERE at >= $since AND action LIKE 'mcp.%'
+          GROUP BY api_token_id, hour
+          ORDER BY hour, api_token_id`,
+      )
+      .all({ since });
   }
 
   /** Newest first; `beforeId` continues a previous page. */

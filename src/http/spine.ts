@@ -1,4 +1,5 @@
-// Cross-cutting HTTP behaviour for every route: request id, body limits, JSON parsing, the one
+// Cross-cutting HTTP behaviour for every route: request id, body limits, JSON parsing (and form
+// parsing for the admin pages), the one
 // error handler that builds the envelope, 404/405, and one access-log line per request.
 import { Elysia } from "elysia";
 import type { IpRange } from "../auth/ip";
@@ -35,12 +36,51 @@ export function isInvalidJson(body: unknown): body is InvalidJson {
   return body === INVALID_JSON;
 }
 
+/** JSON nested deeper than this is refused like invalid JSON (no route takes more than a few levels). */
+export const MAX_JSON_DEPTH = 64;
+
+const plainToPrimitive = () => "[object Object]";
+
+/**
+ * Makes a parsed body safe for the framework's validation messages, which interpolate the
+ * offending value into a string: false when it nests deeper than MAX_JSON_DEPTH (the
+ * interpolation recurses), and an object carrying its own "toString" or "valueOf" member (never
+ * callable in JSON) gets a hidden Symbol.toPrimitive so that the interpolation cannot throw. The
+ * data itself is unchanged.
+ */
+export function hardenJson(value: unknown, depth = 0): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  if (depth >= MAX_JSON_DEPTH) return false;
+  if (Array.isArray(value)) return value.every((v) => hardenJson(v, depth + 1));
+  if (Object.hasOwn(value, "toString") || Object.hasOwn(value, "valueOf")) {
+    Object.defineProperty(value, Symbol.toPrimitive, { value: plainToPrimitive });
+  }
+  return Object.values(value).every((v) => hardenJson(v, depth + 1));
+}
+
 // The router ignores one trailing slash ("/x/" and "/x" are the same route); so do the body
 // limits and the 405 answers.
 const trimSlash = (p: string) => (p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p);
 
+/** An HTML form post (`application/x-www-form-urlencoded`): field name to value; a repeated
+ *  name keeps its last value. */
+export type FormBody = Record<string, string>;
+
+/** Only the admin pages take HTML form posts; every API path (the admin API included) accepts
+ *  JSON alone, so a form body there stays "invalid request body" as before. */
+export function acceptsFormBody(rawPath: string): boolean {
+  const path = trimSlash(rawPath);
+  if (path === "/admin/api" || path.startsWith("/admin/api/")) return false;
+  return path === "/admin" || path.startsWith("/admin/");
+}
+
 export const MB = 1024 * 1024;
 export const BODY_LIMITS = { agent: 16 * 1024, paymentUpload: 10 * MB, default: 1 * MB };
+
+/** The one route that reads a multipart body itself (the payment file upload). */
+export function streamsMultipart(method: string, rawPath: string): boolean {
+  return method === "POST" && trimSlash(rawPath) === "/api/v1/integration/payments/imports";
+}
 
 export function bodyLimitFor(method: string, rawPath: string): number {
   const path = trimSlash(rawPath);
@@ -85,7 +125,7 @@ export async function readBodyLimited(request: Request, limit: number): Promise<
 export function payloadTooLarge(limit: number): ApiError {
   // The rest of the body is never read: the connection cannot be reused, so say so and close it
   // (otherwise it lingers until the idle timeout, and a graceful shutdown waits for it).
-  return new ApiError("payload_too_large", undefined, { limit_bytes: limit });
+  return new ApiError("payload_too_large", undefined, { limit_bytes: limit }, { connection: "close" });
 }
 
 function pathPatternMatches(pattern: string, path: string): boolean {
@@ -124,14 +164,22 @@ export function httpSpine(deps: SpineDeps) {
       }
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
-      // Multipart uploads are streamed by their own route.
-      if (contentType?.startsWith("multipart/form-data")) return;
-      const limit = bodyLimitFor(request.method, new URL(request.url).pathname);
+      // Multipart uploads are streamed by their own route. Anywhere else a multipart body is not
+      // JSON: left to the framework it would become fields JSON-decoded without the checks below.
+      if (contentType?.startsWith("multipart/form-data")) {
+        return streamsMultipart(request.method, new URL(request.url).pathname) ? undefined : INVALID_JSON;
+      }
+      const path = new URL(request.url).pathname;
+      const limit = bodyLimitFor(request.method, path);
       const bytes = await readBodyLimited(request, limit);
       if (bytes.byteLength === 0) return null;
       try {
         const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-        return JSON.parse(text) as unknown;
+        if (contentType?.startsWith("application/x-www-form-urlencoded") && acceptsFormBody(path)) {
+          return Object.fromEntries(new URLSearchParams(text)) as FormBody;
+        }
+        const value = JSON.parse(text) as unknown;
+        return hardenJson(value) ? value : INVALID_JSON;
       } catch {
         return INVALID_JSON;
       }
@@ -194,7 +242,12 @@ function toApiError(
     case "PARSE":
       return invalidRequestBody();
     case "VALIDATION":
-      return fromValidation(error);
+      try {
+        return fromValidation(error);
+      } catch {
+        // Describing the failure failed (an odd value in the message): still the client's mistake.
+        return validationError("body", "Ошибка валидации запроса");
+      }
     default:
       return new ApiError("internal_error");
   }

@@ -5,8 +5,9 @@ import type { StatementOperation } from "../formats/types";
 import {
   OPERATION_COLUMNS,
   operationFromRow,
+  type StatementListFilter,
   type StatementRow,
-  type StatementStatus,
+  statementListQuery,
 } from "../statements/repository";
 
 export interface CompanyRecord {
@@ -81,29 +82,9 @@ export class McpReadModel {
   }
 
   /** Statements of the accounts, every source, newest first; keyset paging on (created_at, id). */
-  statements(q: {
-    bankAccountIds: string[];
-    status?: StatementStatus;
-    before?: { created_at: string; id: string };
-    limit: number;
-  }): StatementRow[] {
-    if (q.bankAccountIds.length === 0) return [];
-    const where = [`bank_account_id IN (${q.bankAccountIds.map(() => "?").join(",")})`];
-    const params: (string | number)[] = [...q.bankAccountIds];
-    if (q.status !== undefined) {
-      where.push("status = ?");
-      params.push(q.status);
-    }
-    if (q.before) {
-      where.push("(created_at < ? OR (created_at = ? AND id < ?))");
-      params.push(q.before.created_at, q.before.created_at, q.before.id);
-    }
-    params.push(q.limit);
-    return this.db
-      .query<StatementRow, (string | number)[]>(
-        `SELECT * FROM statements WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .all(...params);
+  statements(q: StatementListFilter & { bankAccountIds: string[] }): StatementRow[] {
+    const query = statementListQuery(q);
+    return query ? this.db.query<StatementRow, (string | number)[]>(query.sql).all(...query.params) : [];
   }
 
   /** The first `limit` operations of a statement, in the bank's order. */

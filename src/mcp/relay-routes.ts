@@ -11,8 +11,9 @@ import type { Principal, TokenGuard } from "../auth/guard";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { ApiError, invalidRequestBody, validationError } from "../http/errors";
 import type { Logger } from "../http/logger";
-import { isInvalidJson, requestState } from "../http/spine";
+import { isInvalidJson } from "../http/spine";
 import { authenticateRequest } from "../http/token-auth";
+import { AgentAuditFailed, type AgentAuditFields, writeAgentAudit } from "./audit";
 import { MCP_PATH } from "./routes";
 import { callTool, listTools, type ToolRegistry } from "./tools/registry";
 
@@ -31,14 +32,6 @@ export interface RelayRouteDeps {
 
 type Headers = Record<string, string | number>;
 
-interface AuditFields {
-  action: string;
-  tool?: string | null;
-  arguments?: unknown;
-  outcome: string;
-  sessionId: string;
-}
-
 export function relayRoutes(deps: RelayRouteDeps) {
   function authenticate(request: Request, headers: Headers): { principal: Principal; sessionId: string } {
     const principal = authenticateRequest(deps.guard, request, headers, {
@@ -53,30 +46,13 @@ export function relayRoutes(deps: RelayRouteDeps) {
   }
 
   /** One audit entry; no data goes out unaudited (a failed write is 503). */
-  function audit(request: Request, principal: Principal, f: AuditFields): void {
-    const state = requestState(request);
+  function audit(request: Request, principal: Principal, f: AgentAuditFields & { sessionId: string }): void {
     try {
-      deps.audit.write({
-        at: deps.now(),
-        actor: "token",
-        apiTokenId: principal.tokenId,
-        mcpSessionId: f.sessionId,
-        action: f.action,
-        tool: f.tool ?? null,
-        arguments: f.arguments,
-        outcome: f.outcome,
-        durationMs: Math.round(performance.now() - state.startedAt),
-        requestId: state.requestId,
-        ip: state.clientIp,
-        transport: "stdio",
-      });
+      writeAgentAudit(deps, "stdio", request, principal, f);
     } catch (e) {
-      deps.logger.error("audit write failed", {
-        request_id: state.requestId,
-        action: f.action,
-        error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
-      });
-      throw new ApiError("service_unavailable", "Журнал аудита недоступен");
+      if (e instanceof AgentAuditFailed)
+        throw new ApiError("service_unavailable", "Журнал аудита недоступен");
+      throw e;
     }
   }
 

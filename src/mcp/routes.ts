@@ -18,6 +18,7 @@ import { ApiError, validationError } from "../http/errors";
 import type { Logger } from "../http/logger";
 import { isInvalidJson, requestState } from "../http/spine";
 import { authenticateRequest } from "../http/token-auth";
+import { AgentAuditFailed, type AgentAuditFields, writeAgentAudit } from "./audit";
 import { createOriginPolicy } from "./origin";
 import {
   isNotification,
@@ -62,16 +63,6 @@ export interface McpRouteDeps {
 
 type Headers = Record<string, string | number>;
 
-interface AuditFields {
-  action: string;
-  tool?: string | null;
-  arguments?: unknown;
-  outcome: string;
-  sessionId: string | null;
-}
-
-class AuditFailed extends Error {}
-
 export function mcpRoutes(deps: McpRouteDeps) {
   const originAllowed = createOriginPolicy(deps.allowedOrigins);
 
@@ -104,33 +95,8 @@ export function mcpRoutes(deps: McpRouteDeps) {
     return principal;
   }
 
-  /** Writes one audit entry; a failure is logged and surfaces as AuditFailed (no data goes out). */
-  function audit(request: Request, principal: Principal, f: AuditFields): void {
-    const state = requestState(request);
-    try {
-      deps.audit.write({
-        at: deps.now(),
-        actor: "token",
-        apiTokenId: principal.tokenId,
-        mcpSessionId: f.sessionId,
-        action: f.action,
-        tool: f.tool ?? null,
-        arguments: f.arguments,
-        outcome: f.outcome,
-        durationMs: Math.round(performance.now() - state.startedAt),
-        requestId: state.requestId,
-        ip: state.clientIp,
-        transport: "http",
-      });
-    } catch (e) {
-      deps.logger.error("audit write failed", {
-        request_id: state.requestId,
-        action: f.action,
-        error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
-      });
-      throw new AuditFailed();
-    }
-  }
+  const audit = (request: Request, principal: Principal, f: AgentAuditFields) =>
+    writeAgentAudit(deps, "http", request, principal, f);
 
   async function handle(request: Request, body: unknown, headers: Headers): Promise<unknown> {
     const principal = authenticate(request, headers);
@@ -291,7 +257,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
         } catch (e) {
           if (e instanceof ApiError) throw e;
           const id = salvageId(body);
-          if (e instanceof AuditFailed) {
+          if (e instanceof AgentAuditFailed) {
             if (isNotificationBody(body))
               throw new ApiError("service_unavailable", "Журнал аудита недоступен");
             return rpcFailure(
@@ -342,7 +308,8 @@ export function mcpRoutes(deps: McpRouteDeps) {
         try {
           audit(request, principal, { action: "mcp.session.terminate", outcome: "ok", sessionId });
         } catch (e) {
-          if (e instanceof AuditFailed) throw new ApiError("service_unavailable", "Журнал аудита недоступен");
+          if (e instanceof AgentAuditFailed)
+            throw new ApiError("service_unavailable", "Журнал аудита недоступен");
           throw e;
         }
         return new Response(null, { status: 204 });

@@ -114,6 +114,44 @@ export function operationFromRow(r: OperationDbRow): StatementOperation {
   };
 }
 
+export interface StatementListFilter {
+  apiTokenId?: string;
+  bankAccountIds?: string[];
+  status?: StatementStatus;
+  before?: { created_at: string; id: string };
+  limit: number;
+}
+
+/** The statement list query, shared by the repository and the agent tools' read-only model;
+ *  null when no account is allowed (nothing to list). */
+export function statementListQuery(
+  filter: StatementListFilter,
+): { sql: string; params: (string | number)[] } | null {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (filter.apiTokenId !== undefined) {
+    where.push("api_token_id = ?");
+    params.push(filter.apiTokenId);
+  }
+  if (filter.bankAccountIds !== undefined) {
+    if (filter.bankAccountIds.length === 0) return null;
+    where.push(`bank_account_id IN (${filter.bankAccountIds.map(() => "?").join(",")})`);
+    params.push(...filter.bankAccountIds);
+  }
+  if (filter.status !== undefined) {
+    where.push("status = ?");
+    params.push(filter.status);
+  }
+  if (filter.before) {
+    where.push("(created_at < ? OR (created_at = ? AND id < ?))");
+    params.push(filter.before.created_at, filter.before.created_at, filter.before.id);
+  }
+  params.push(filter.limit);
+  const sql = `SELECT * FROM statements ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+                ORDER BY created_at DESC, id DESC LIMIT ?`;
+  return { sql, params };
+}
+
 export interface ReadyResult {
   opening_balance: number;
   closing_balance: number;
@@ -345,38 +383,8 @@ export class StatementRepository {
   }
 
   /** Statements newest first; keyset paging on (created_at, id). */
-  list(filter: {
-    apiTokenId?: string;
-    bankAccountIds?: string[];
-    status?: StatementStatus;
-    before?: { created_at: string; id: string };
-    limit: number;
-  }): StatementRow[] {
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (filter.apiTokenId !== undefined) {
-      where.push("api_token_id = ?");
-      params.push(filter.apiTokenId);
-    }
-    if (filter.bankAccountIds !== undefined) {
-      if (filter.bankAccountIds.length === 0) return [];
-      where.push(`bank_account_id IN (${filter.bankAccountIds.map(() => "?").join(",")})`);
-      params.push(...filter.bankAccountIds);
-    }
-    if (filter.status !== undefined) {
-      where.push("status = ?");
-      params.push(filter.status);
-    }
-    if (filter.before) {
-      where.push("(created_at < ? OR (created_at = ? AND id < ?))");
-      params.push(filter.before.created_at, filter.before.created_at, filter.before.id);
-    }
-    params.push(filter.limit);
-    return this.sqlite
-      .query<StatementRow, (string | number)[]>(
-        `SELECT * FROM statements ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-          ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .all(...params);
+  list(filter: StatementListFilter): StatementRow[] {
+    const query = statementListQuery(filter);
+    return query ? this.sqlite.query<StatementRow, (string | number)[]>(query.sql).all(...query.params) : [];
   }
 }

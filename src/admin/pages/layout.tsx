@@ -1,0 +1,132 @@
+// The frame of every admin page and small shared pieces. Text from data (names, bank texts,
+// audit entries) is always rendered through `safe` or escapeHtml: JSX here does not escape
+// children by itself.
+import { escapeHtml, type PropsWithChildren } from "@kitajs/html";
+import type { Flash } from "./session";
+
+export type NavKey = "companies" | "accounts" | "tokens" | "statements" | "audit";
+
+export interface Frame {
+  title: string;
+  active: NavKey | null;
+  /** The session's anti-forgery token; null on the sign-in page. */
+  csrf: string | null;
+  flash: Flash[];
+}
+
+const NAV: [NavKey, string, string][] = [
+  ["companies", "/admin/companies", "Компании"],
+  ["accounts", "/admin/accounts", "Счета"],
+  ["tokens", "/admin/tokens", "Токены"],
+  ["statements", "/admin/statements", "Выписки"],
+  ["audit", "/admin/audit-log", "Журнал аудита"],
+];
+
+export function Layout({ frame, children }: PropsWithChildren<{ frame: Frame }>) {
+  return (
+    <>
+      {"<!doctype html>"}
+      <html lang="ru">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <meta name="referrer" content="same-origin" />
+          <title safe>{`${frame.title} · svc admin`}</title>
+          <link rel="stylesheet" href="/admin/assets/app.css" />
+          <script src="/admin/assets/app.js" defer></script>
+        </head>
+        <body>
+          {frame.csrf !== null ? (
+            <header class="top">
+              <span class="brand">svc admin</span>
+              <nav>
+                {NAV.map(([key, href, label]) => (
+                  <a href={href} class={key === frame.active ? "active" : undefined}>
+                    {label}
+                  </a>
+                ))}
+              </nav>
+              <form method="post" action="/admin/logout">
+                <CsrfField token={frame.csrf} />
+                <button type="submit">Выйти</button>
+              </form>
+            </header>
+          ) : (
+            ""
+          )}
+          <main>
+            {frame.flash.map((f) => (
+              <div class={`flash ${f.kind}`} role={f.kind === "error" ? "alert" : "status"} safe>
+                {f.text}
+              </div>
+            ))}
+            {children}
+          </main>
+        </body>
+      </html>
+    </>
+  );
+}
+
+/** Data in an attribute value: the JSX runtime escapes only `"` there, so `&` would be read as
+ *  the start of a character reference; this escapes it fully. */
+export function attr(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : escapeHtml(value);
+}
+
+export function CsrfField({ token }: { token: string }) {
+  return <input type="hidden" name="_csrf" value={token} />;
+}
+
+/** A form posting to the admin pages, with the anti-forgery field already in it. */
+export function PostForm({
+  action,
+  csrf,
+  class: className,
+  children,
+}: PropsWithChildren<{ action: string; csrf: string; class?: string }>) {
+  return (
+    <form method="post" action={action} class={className}>
+      <CsrfField token={csrf} />
+      {children}
+    </form>
+  );
+}
+
+export function ErrorBox({ message }: { message: string | null }) {
+  if (message === null) return "";
+  return (
+    <div class="flash error" role="alert" safe>
+      {message}
+    </div>
+  );
+}
+
+export function Badge({ kind, text }: { kind: "ok" | "bad" | "warn" | "plain"; text: string }) {
+  return (
+    <span class={kind === "plain" ? "badge" : `badge ${kind}`} safe>
+      {text}
+    </span>
+  );
+}
+
+/** `2026-11-20T09:00:00.000Z` as `2026-11-20 09:00:00`; an empty cell for null. */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return "";
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
+  return new Date(ms).toISOString().slice(0, 19).replace("T", " ");
+}
+
+/** Options of a <select>, the chosen one marked. */
+export function Options({ items, selected }: { items: [value: string, label: string][]; selected?: string }) {
+  return (
+    <>
+      {items.map(([value, label]) => (
+        <option value={value} selected={value === selected} safe>
+          {label}
+        </option>
+      ))}
+    </>
+  );
+}

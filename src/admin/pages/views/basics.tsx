@@ -1,0 +1,229 @@
+// Sign-in, companies and bank accounts pages, plus the plain message page.
+import type { BankAccountView, CompanyView } from "../../service";
+import { attr, ErrorBox, type Frame, formatTime, Layout, Options, PostForm } from "../layout";
+
+export type FormValues = Record<string, string>;
+
+export function LoginPage({ frame, error }: { frame: Frame; error: string | null }) {
+  return (
+    <Layout frame={frame}>
+      <section class="card login">
+        <h1>Вход в администрирование</h1>
+        <ErrorBox message={error} />
+        <form method="post" action="/admin/login">
+          <label>
+            Токен администратора (SVC_ADMIN_TOKEN)
+            <input type="password" name="token" autocomplete="off" required autofocus />
+          </label>
+          <button type="submit">Войти</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function MessagePage({ frame, heading, text }: { frame: Frame; heading: string; text: string }) {
+  return (
+    <Layout frame={frame}>
+      <section class="card">
+        <h1 safe>{heading}</h1>
+        <p safe>{text}</p>
+        <p>
+          <a href="/admin">На главную</a>
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+export function CompaniesPage({
+  frame,
+  companies,
+  error,
+  values,
+}: {
+  frame: Frame & { csrf: string };
+  companies: CompanyView[];
+  error: string | null;
+  values: FormValues;
+}) {
+  return (
+    <Layout frame={frame}>
+      <h1>Компании</h1>
+      <section class="card">
+        <h2>Новая компания</h2>
+        <ErrorBox message={error} />
+        <PostForm action="/admin/companies" csrf={frame.csrf} class="grid">
+          <label>
+            Название
+            <input name="name" required maxlength="256" value={attr(values.name)} />
+          </label>
+          <label>
+            ИНН
+            <input name="inn" required pattern="\d{10}|\d{12}" inputmode="numeric" value={attr(values.inn)} />
+          </label>
+          <label>
+            КПП (необязательно)
+            <input name="kpp" pattern="\d{4}[0-9A-Z]{2}\d{3}" value={attr(values.kpp)} />
+          </label>
+          <div>
+            <button type="submit">Создать</button>
+          </div>
+        </PostForm>
+      </section>
+      <section class="card">
+        <h2>Все компании</h2>
+        <table>
+          <thead>
+            <tr>
+              <th>Название</th>
+              <th>ИНН</th>
+              <th>КПП</th>
+              <th>Создана</th>
+              <th>company_id</th>
+            </tr>
+          </thead>
+          <tbody>
+            {companies.map((c) => (
+              <tr>
+                <td safe>{c.name}</td>
+                <td class="mono" safe>
+                  {c.inn}
+                </td>
+                <td class="mono" safe>
+                  {c.kpp ?? ""}
+                </td>
+                <td class="small" safe>
+                  {formatTime(c.created_at)}
+                </td>
+                <td class="mono small" safe>
+                  {c.company_id}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {companies.length === 0 ? <p class="muted">Компаний пока нет.</p> : ""}
+      </section>
+    </Layout>
+  );
+}
+
+export function AccountsPage({
+  frame,
+  companies,
+  accounts,
+  banks,
+  error,
+  values,
+}: {
+  frame: Frame & { csrf: string };
+  companies: CompanyView[];
+  accounts: BankAccountView[];
+  banks: string[];
+  error: string | null;
+  values: FormValues;
+}) {
+  const companyName = new Map(companies.map((c) => [c.company_id, c.name]));
+  return (
+    <Layout frame={frame}>
+      <h1>Банковские счета</h1>
+      <section class="card">
+        <h2>Новый счёт</h2>
+        <ErrorBox message={error} />
+        {companies.length === 0 ? (
+          <p class="muted">
+            Сначала создайте <a href="/admin/companies">компанию</a>.
+          </p>
+        ) : (
+          <PostForm action="/admin/accounts" csrf={frame.csrf} class="grid">
+            <label>
+              Компания
+              <select name="company_id" required>
+                <Options
+                  items={companies.map((c) => [c.company_id, `${c.name} (ИНН ${c.inn})`])}
+                  selected={values.company_id}
+                />
+              </select>
+            </label>
+            <label>
+              Банк
+              <select name="bank" required>
+                <Options items={banks.map((b) => [b, b])} selected={values.bank} />
+              </select>
+            </label>
+            <label>
+              Номер счёта (20 цифр)
+              <input
+                name="account_number"
+                required
+                pattern="\d{20}"
+                inputmode="numeric"
+                value={attr(values.account_number)}
+              />
+            </label>
+            <label>
+              БИК (9 цифр)
+              <input name="bik" required pattern="\d{9}" inputmode="numeric" value={attr(values.bik)} />
+            </label>
+            <label>
+              Валюта
+              <input name="currency" value={attr(values.currency ?? "RUB")} maxlength="3" />
+            </label>
+            <label>
+              Псевдоним (по умолчанию последние 4 цифры)
+              <input name="alias" pattern="[A-Za-z0-9_\-]{1,32}" value={attr(values.alias)} />
+            </label>
+            <label>
+              Операций в день (только sandbox)
+              <input name="ops_per_day" type="number" min="1" max="5000" value={attr(values.ops_per_day)} />
+            </label>
+            <div>
+              <button type="submit">Добавить счёт</button>
+            </div>
+          </PostForm>
+        )}
+      </section>
+      <section class="card">
+        <h2>Все счета</h2>
+        <table>
+          <thead>
+            <tr>
+              <th>Компания</th>
+              <th>Псевдоним</th>
+              <th>Счёт</th>
+              <th>Банк</th>
+              <th>БИК</th>
+              <th>Валюта</th>
+              <th>Создан</th>
+              <th>bank_account_id</th>
+            </tr>
+          </thead>
+          <tbody>
+            {accounts.map((a) => (
+              <tr>
+                <td safe>{companyName.get(a.company_id) ?? a.company_id}</td>
+                <td safe>{a.alias}</td>
+                <td class="mono" safe>
+                  {a.account_number_masked}
+                </td>
+                <td safe>{a.sandbox ? `${a.bank} (${a.sandbox.ops_per_day} оп./день)` : a.bank}</td>
+                <td class="mono" safe>
+                  {a.bik}
+                </td>
+                <td safe>{a.currency}</td>
+                <td class="small" safe>
+                  {formatTime(a.created_at)}
+                </td>
+                <td class="mono small" safe>
+                  {a.bank_account_id}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {accounts.length === 0 ? <p class="muted">Счетов пока нет.</p> : ""}
+      </section>
+    </Layout>
+  );
+}

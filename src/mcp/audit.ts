@@ -1,0 +1,55 @@
+// The audit entry of one agent request, for both transports. Audit cannot be skipped: a failed
+// write is logged and surfaces as AgentAuditFailed, and the caller answers with an error, not data.
+import type { AuditLog } from "../audit/audit-log";
+import type { Principal } from "../auth/guard";
+import type { Logger } from "../http/logger";
+import { requestState } from "../http/spine";
+
+export interface AgentAuditFields {
+  action: string;
+  tool?: string | null;
+  arguments?: unknown;
+  outcome: string;
+  sessionId: string | null;
+}
+
+export class AgentAuditFailed extends Error {}
+
+export interface AgentAuditDeps {
+  audit: AuditLog;
+  logger: Logger;
+  now: () => Date;
+}
+
+export function writeAgentAudit(
+  deps: AgentAuditDeps,
+  transport: "http" | "stdio",
+  request: Request,
+  principal: Principal,
+  f: AgentAuditFields,
+): void {
+  const state = requestState(request);
+  try {
+    deps.audit.write({
+      at: deps.now(),
+      actor: "token",
+      apiTokenId: principal.tokenId,
+      mcpSessionId: f.sessionId,
+      action: f.action,
+      tool: f.tool ?? null,
+      arguments: f.arguments,
+      outcome: f.outcome,
+      durationMs: Math.round(performance.now() - state.startedAt),
+      requestId: state.requestId,
+      ip: state.clientIp,
+      transport,
+    });
+  } catch (e) {
+    deps.logger.error("audit write failed", {
+      request_id: state.requestId,
+      action: f.action,
+      error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+    });
+    throw new AgentAuditFailed();
+  }
+}
