@@ -3,6 +3,7 @@
 import { runAdminCommand } from "../src/admin/cli";
 import { ConfigError, loadConfig } from "../src/config";
 import { migrate, openDatabase } from "../src/db/open";
+import { flushStdout } from "../src/http/logger";
 import { startServer, VERSION } from "../src/main";
 
 const USAGE = `usage: svc <command>
@@ -24,8 +25,14 @@ async function main(argv: string[]): Promise<number> {
       const onSignal = (signal: string) => {
         server.services.logger.info("signal", { signal });
         server.stop().then(
-          () => process.exit(0),
-          () => process.exit(1),
+          () => {
+            flushStdout();
+            process.exit(0);
+          },
+          () => {
+            flushStdout();
+            process.exit(1);
+          },
         );
       };
       process.on("SIGTERM", () => onSignal("SIGTERM"));

@@ -5,6 +5,7 @@ import { adminApi } from "./admin/api";
 import { adminPages } from "./admin/pages";
 import type { Services } from "./container";
 import { routeDoc } from "./http/docs";
+import { registerFormats } from "./http/formats";
 import { httpSpine } from "./http/spine";
 import { mcpRoutes, relayRoutes } from "./mcp";
 import { paymentRoutes } from "./payments/routes";
@@ -23,6 +24,7 @@ const defaultSocketIp: NonNullable<AppOptions["socketIp"]> = (request, server) =
   server?.requestIP?.(request)?.address ?? null;
 
 export function createApp(services: Services, options: AppOptions = {}) {
+  registerFormats();
   let routeTable: { method: string; path: string }[] = [];
   const app = new Elysia()
     .use(

@@ -39,7 +39,7 @@ export function buildServices(
 ) {
   const { db, sqlite } = database;
   const today = () => dateInZone(clock.now(), config.timezone);
-  const companies = new CompanyRepository(db);
+  const companies = new CompanyRepository(db, sqlite);
   const accounts = new BankAccountRepository(db, sqlite);
   const tokens = new TokenRepository(db, sqlite);
   const audit = new AuditLog(sqlite);
@@ -61,6 +61,7 @@ export function buildServices(
     audit,
     secretBox,
     knownBanks: () => banks.names(),
+    atomically: (fn) => sqlite.transaction(fn).immediate(),
   });
 
   const statementRepo = new StatementRepository(sqlite);

@@ -8,7 +8,7 @@ import { type Config, ConfigError, decodeSecretKey } from "./config";
 import { buildServices, type Services } from "./container";
 import { migrate, openDatabase } from "./db/open";
 import { demoBanner, seedDemo } from "./demo";
-import { createLogger, type Logger } from "./http/logger";
+import { createLogger, flushStdout, type Logger } from "./http/logger";
 
 export const VERSION: string = pkg.version;
 
@@ -96,6 +96,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   logger.info("listening", { url, port, version: VERSION, db: config.dbPath });
   if (demo) {
     const today = dateInZone(services.clock.now(), config.timezone);
+    flushStdout(); // the banner follows the "listening" line
     (options.print ?? ((t: string) => process.stdout.write(t)))(demoBanner(demo, url, today));
   }
 

@@ -137,8 +137,13 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken }:
     .post(
       "/statements",
       ({ body, actor, set }) => {
-        const view = statements.orderFromUi(body.bank_account_id, body.date_from, body.date_to);
-        service.recordAction("admin.statement.order", view.statement_id, actor, body);
+        const view = service.audited(
+          "admin.statement.order",
+          actor,
+          body,
+          () => statements.orderFromUi(body.bank_account_id, body.date_from, body.date_to),
+          (v) => v.statement_id,
+        );
         set.status = 201;
         return view;
       },

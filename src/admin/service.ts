@@ -142,6 +142,8 @@ export interface AdminDeps {
   audit: AuditLog;
   secretBox: SecretBox | null;
   knownBanks: () => string[];
+  /** Runs `fn` in one write transaction: a change and its audit entry land together or not at all. */
+  atomically: <T>(fn: () => T) => T;
 }
 
 export class AdminService {
@@ -157,8 +159,10 @@ export class AdminService {
     const kpp = input.kpp ?? null;
     if (kpp !== null && !isValidKpp(kpp)) throw validationError("kpp", "Неверный КПП");
     const row: CompanyRow = { id: newId(), name, inn: input.inn, kpp, createdAt: this.now() };
-    this.deps.companies.insert(row);
-    this.audit("admin.company.create", row.id, { name, inn: input.inn }, actor);
+    this.deps.atomically(() => {
+      this.deps.companies.insert(row);
+      this.audit("admin.company.create", row.id, { name, inn: input.inn }, actor);
+    });
     return companyView(row);
   }
 
@@ -216,21 +220,23 @@ export class AdminService {
     }
 
     const id = newId();
-    this.deps.accounts.insert({
-      id,
-      companyId: company.id,
-      bank: input.bank,
-      accountNumber: input.account_number,
-      bik: input.bik,
-      currency,
-      alias,
-      credentialsEnc,
-      sandboxOpsPerDay: sandboxOps,
-      sandboxOpeningBalance: sandboxOpening,
-      createdAt: this.now(),
+    this.deps.atomically(() => {
+      this.deps.accounts.insert({
+        id,
+        companyId: company.id,
+        bank: input.bank,
+        accountNumber: input.account_number,
+        bik: input.bik,
+        currency,
+        alias,
+        credentialsEnc,
+        sandboxOpsPerDay: sandboxOps,
+        sandboxOpeningBalance: sandboxOpening,
+        createdAt: this.now(),
+      });
+      // The audit entry names the account but never its credentials.
+      this.audit("admin.bank_account.create", id, { company_id: company.id, bank: input.bank, alias }, actor);
     });
-    // The audit entry names the account but never its credentials.
-    this.audit("admin.bank_account.create", id, { company_id: company.id, bank: input.bank, alias }, actor);
     return bankAccountView(this.deps.accounts.findById(id)!);
   }
 
@@ -280,13 +286,15 @@ export class AdminService {
       createdAt: this.now(),
       lastUsedAt: null,
     };
-    this.deps.tokens.insert(row, grants);
-    this.audit(
-      "admin.token.create",
-      row.id,
-      { company_id: company.id, name, purpose: input.purpose, mode },
-      actor,
-    );
+    this.deps.atomically(() => {
+      this.deps.tokens.insert(row, grants);
+      this.audit(
+        "admin.token.create",
+        row.id,
+        { company_id: company.id, name, purpose: input.purpose, mode },
+        actor,
+      );
+    });
     return { ...this.tokenView(row.id), token: raw };
   }
 
@@ -324,8 +332,10 @@ export class AdminService {
       patch.rateLimitPerMinute = checkRateLimit(input.rate_limit_per_minute);
     if (input.expires_at !== undefined) patch.expiresAt = checkExpiry(input.expires_at);
     const grants = input.accounts ? this.checkGrants(row.companyId, row.purpose, input.accounts) : undefined;
-    this.deps.tokens.update(id, patch, grants);
-    this.audit("admin.token.update", id, input, actor);
+    this.deps.atomically(() => {
+      this.deps.tokens.update(id, patch, grants);
+      this.audit("admin.token.update", id, input, actor);
+    });
     return this.tokenView(id);
   }
 
@@ -333,8 +343,10 @@ export class AdminService {
     const row = this.deps.tokens.findById(id);
     if (!row) throw new ApiError("not_found", "Токен не найден");
     if (row.revokedAt === null) {
-      this.deps.tokens.update(id, { revokedAt: this.now() });
-      this.audit("admin.token.revoke", id, undefined, actor);
+      this.deps.atomically(() => {
+        this.deps.tokens.update(id, { revokedAt: this.now() });
+        this.audit("admin.token.revoke", id, undefined, actor);
+      });
     }
     return this.tokenView(id);
   }
@@ -407,6 +419,22 @@ export class AdminService {
 
   private now(): string {
     return this.deps.clock.now().toISOString();
+  }
+
+  /** Runs a change made by another service (e.g. a statement ordered via the UI) together with its
+   *  audit entry, in one transaction. */
+  audited<T>(
+    action: string,
+    actor: AdminActor,
+    args: unknown,
+    change: () => T,
+    targetOf: (result: T) => string,
+  ): T {
+    return this.deps.atomically(() => {
+      const result = change();
+      this.audit(action, targetOf(result), args, actor);
+      return result;
+    });
   }
 
   /** Audits an admin action carried out by another service (statements, balances). */

@@ -105,7 +105,12 @@ export class TokenGuard {
     const previous = this.lastTouched.get(tokenId) ?? 0;
     if (now.getTime() - previous < LAST_USED_RESOLUTION_MS) return;
     this.lastTouched.set(tokenId, now.getTime());
-    this.tokens.touch(tokenId, now.toISOString());
+    try {
+      this.tokens.touch(tokenId, now.toISOString());
+    } catch {
+      // Bookkeeping only: a database that takes no writes (read-only, full) must not fail a
+      // request that would otherwise succeed, reads above all; the next minute tries again.
+    }
   }
 
   private ranges(record: TokenAuthRecord): IpRange[] {

@@ -168,7 +168,7 @@ export const operations = sqliteTable(
     uniqueIndex("operations_account_op_uq").on(t.bankAccountId, t.operationId),
     index("operations_date_idx").on(t.bankAccountId, t.docDate, t.operationId),
     index("operations_amount_idx").on(t.bankAccountId, t.amount),
-    index("operations_inn_idx").on(t.bankAccountId, t.counterpartyInn, t.docDate),
+    index("operations_inn_idx").on(t.bankAccountId, t.counterpartyInn, t.docDate, t.operationId),
   ],
 );
 

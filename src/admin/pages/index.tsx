@@ -665,11 +665,15 @@ export function adminPages(deps: AdminPagesDeps) {
             date_from: form.date_from ?? "",
             date_to: form.date_to ?? "",
           };
-          const result = attempt(() => {
-            const view = statements.orderFromUi(input.bank_account_id, input.date_from, input.date_to);
-            admin.recordAction("admin.statement.order", view.statement_id, actorOf(ctx), input);
-            return view;
-          });
+          const result = attempt(() =>
+            admin.audited(
+              "admin.statement.order",
+              actorOf(ctx),
+              input,
+              () => statements.orderFromUi(input.bank_account_id, input.date_from, input.date_to),
+              (view) => view.statement_id,
+            ),
+          );
           if ("error" in result)
             return statementsPage(session, {}, result.error.status, result.error.message, form);
           return flashThen(

@@ -8,14 +8,23 @@ export type BankAccountRow = typeof bankAccounts.$inferSelect;
 
 // Lists keep creation order; rowid breaks ties between rows created in the same millisecond.
 export class CompanyRepository {
-  constructor(private readonly db: Db) {}
+  private readonly byId;
+
+  constructor(
+    private readonly db: Db,
+    sqlite: Database,
+  ) {
+    this.byId = sqlite.query<CompanyRow, [string]>(
+      "SELECT id, name, inn, kpp, created_at AS createdAt FROM companies WHERE id = ?",
+    );
+  }
 
   insert(row: CompanyRow): void {
     this.db.insert(companies).values(row).run();
   }
 
   findById(id: string): CompanyRow | null {
-    return this.db.select().from(companies).where(eq(companies.id, id)).get() ?? null;
+    return this.byId.get(id) ?? null;
   }
 
   list(): CompanyRow[] {
@@ -25,11 +34,15 @@ export class CompanyRepository {
 
 export class BankAccountRepository {
   private readonly byId;
+  private readonly credentialsOf;
 
   constructor(
     private readonly db: Db,
     sqlite: Database,
   ) {
+    this.credentialsOf = sqlite.query<{ c: Uint8Array | null }, [string]>(
+      "SELECT credentials_enc AS c FROM bank_accounts WHERE id = ?",
+    );
     // Hot path: every account-scoped request resolves its account here.
     this.byId = sqlite.query<BankAccountRecord, [string]>(
       `SELECT id, company_id AS companyId, bank, account_number AS accountNumber, bik, currency, alias,
@@ -48,13 +61,8 @@ export class BankAccountRepository {
   }
 
   /** The sealed credentials, for the bank adapter only. */
-  sealedCredentials(id: string): Buffer | null {
-    const row = this.db
-      .select({ c: bankAccounts.credentialsEnc })
-      .from(bankAccounts)
-      .where(eq(bankAccounts.id, id))
-      .get();
-    return row?.c ?? null;
+  sealedCredentials(id: string): Uint8Array | null {
+    return this.credentialsOf.get(id)?.c ?? null;
   }
 
   list(companyId?: string): BankAccountRecord[] {

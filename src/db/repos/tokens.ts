@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { asc, eq, sql } from "drizzle-orm";
-import { type Db, IMMEDIATE } from "../open";
+import type { Db } from "../open";
 import { apiTokens, tokenAccounts } from "../schema";
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
@@ -40,7 +40,7 @@ export class TokenRepository {
 
   constructor(
     private readonly db: Db,
-    sqlite: Database,
+    private readonly sqlite: Database,
   ) {
     this.byHash = sqlite.query<RawAuthRow, [string]>(
       `SELECT id, company_id AS companyId, purpose, mode, scope_read_statements AS scopeReadStatements,
@@ -80,27 +80,36 @@ export class TokenRepository {
     this.touchStmt.run(at, tokenId);
   }
 
+  // bun:sqlite transactions nest (as savepoints), so a caller may wrap these in its own
+  // transaction together with the audit entry.
   insert(row: ApiTokenRow, grants: AccountGrant[]): void {
-    this.db.transaction((tx) => {
-      tx.insert(apiTokens).values(row).run();
-      for (const g of grants)
-        tx.insert(tokenAccounts)
-          .values({ tokenId: row.id, ...g })
-          .run();
-    });
+    this.sqlite
+      .transaction(() => {
+        this.db.insert(apiTokens).values(row).run();
+        for (const g of grants)
+          this.db
+            .insert(tokenAccounts)
+            .values({ tokenId: row.id, ...g })
+            .run();
+      })
+      .immediate();
   }
 
   update(id: string, patch: Partial<ApiTokenRow>, grants?: AccountGrant[]): void {
-    this.db.transaction((tx) => {
-      if (Object.keys(patch).length > 0) tx.update(apiTokens).set(patch).where(eq(apiTokens.id, id)).run();
-      if (grants) {
-        tx.delete(tokenAccounts).where(eq(tokenAccounts.tokenId, id)).run();
-        for (const g of grants)
-          tx.insert(tokenAccounts)
-            .values({ tokenId: id, ...g })
-            .run();
-      }
-    }, IMMEDIATE);
+    this.sqlite
+      .transaction(() => {
+        if (Object.keys(patch).length > 0)
+          this.db.update(apiTokens).set(patch).where(eq(apiTokens.id, id)).run();
+        if (grants) {
+          this.db.delete(tokenAccounts).where(eq(tokenAccounts.tokenId, id)).run();
+          for (const g of grants)
+            this.db
+              .insert(tokenAccounts)
+              .values({ tokenId: id, ...g })
+              .run();
+        }
+      })
+      .immediate();
   }
 
   findById(id: string): ApiTokenRow | null {

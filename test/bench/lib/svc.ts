@@ -1,0 +1,143 @@
+// Seeding a running svc through its admin API, and the agent-endpoint calls the benchmarks make.
+import { withAccountKey } from "../../../src/formats/validators";
+import type { RunningProcess } from "../../helpers/server";
+
+export const PROTOCOL_VERSION = "2025-06-18";
+export const MCP_ACCEPT = "application/json, text/event-stream";
+
+async function ok<T>(res: Promise<Response>, what: string): Promise<T> {
+  const r = await res;
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${what}: HTTP ${r.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+let accountSeq = 0;
+
+export async function createCompany(server: RunningProcess): Promise<string> {
+  const c = await ok<{ company_id: string }>(
+    server.admin("POST", "/companies", { name: "ООО Бенчмарк", inn: "7719617469" }),
+    "company",
+  );
+  return c.company_id;
+}
+
+export async function createAccount(server: RunningProcess, companyId: string, opsPerDay: number) {
+  accountSeq += 1;
+  const number = withAccountKey(`40702810${String(900000000000 + accountSeq).slice(-12)}`, "044525225");
+  const a = await ok<{ bank_account_id: string }>(
+    server.admin("POST", "/bank-accounts", {
+      company_id: companyId,
+      bank: "sandbox",
+      account_number: number,
+      bik: "044525225",
+      alias: `bench${accountSeq}`,
+      sandbox: { ops_per_day: opsPerDay },
+    }),
+    "bank account",
+  );
+  return a.bank_account_id;
+}
+
+export async function createTokens(
+  server: RunningProcess,
+  o: { companyId: string; accountIds: string[]; purpose: "integration" | "mcp"; count: number },
+): Promise<{ token: string; id: string }[]> {
+  const out: { token: string; id: string }[] = [];
+  for (let i = 0; i < o.count; i++) {
+    const t = await ok<{ token: string; api_token_id: string }>(
+      server.admin("POST", "/tokens", {
+        company_id: o.companyId,
+        name: `bench-${o.purpose}-${i}`,
+        purpose: o.purpose,
+        mode: "test",
+        scope_read_statements: true,
+        accounts: o.accountIds.map((id) => ({ bank_account_id: id, allow_read_statements: true })),
+        rate_limit_per_minute: 10000,
+      }),
+      "token",
+    );
+    out.push({ token: t.token, id: t.api_token_id });
+  }
+  return out;
+}
+
+export async function orderStatement(
+  url: string,
+  token: string,
+  o: { accountId: string; externalId: string; from: string; to: string },
+): Promise<string> {
+  const s = await ok<{ statement_id: string }>(
+    fetch(`${url}/api/v1/integration/statements`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        bank_account_id: o.accountId,
+        external_id: o.externalId,
+        date_from: o.from,
+        date_to: o.to,
+      }),
+    }),
+    "order",
+  );
+  return s.statement_id;
+}
+
+export function mcpHeaders(token: string, sessionId?: string): Record<string, string> {
+  const h: Record<string, string> = {
+    Authorization: `Bearer ${token}`,
+    "Content-Type": "application/json",
+    Accept: MCP_ACCEPT,
+    "MCP-Protocol-Version": PROTOCOL_VERSION,
+  };
+  if (sessionId) h["Mcp-Session-Id"] = sessionId;
+  return h;
+}
+
+/** initialize + notifications/initialized; returns the session id. */
+export async function mcpSession(endpoint: string, token: string): Promise<string> {
+  const init = await fetch(endpoint, {
+    method: "POST",
+    headers: mcpHeaders(token),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: "bench", version: "1" },
+      },
+    }),
+  });
+  const sessionId = init.headers.get("mcp-session-id");
+  const text = await init.text();
+  if (!init.ok || !sessionId) throw new Error(`initialize: HTTP ${init.status} ${text}`);
+  const note = await fetch(endpoint, {
+    method: "POST",
+    headers: mcpHeaders(token, sessionId),
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  });
+  await note.text();
+  return sessionId;
+}
+
+export function toolCallBody(name: string, args: Record<string, unknown>, id = 2): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+}
+
+export async function mcpCall(
+  endpoint: string,
+  token: string,
+  sessionId: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ status: number; text: string; json: Record<string, unknown> }> {
+  const res = await fetch(endpoint, {
+    method: "POST",
+    headers: mcpHeaders(token, sessionId),
+    body: toolCallBody(name, args),
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: JSON.parse(text) as Record<string, unknown> };
+}

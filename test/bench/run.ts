@@ -1,0 +1,988 @@
+// The benchmarks of svc: `make bench` (or `bun run test/bench/run.ts`). Not part of `bun test`.
+//
+// Sections (BENCH_ONLY=http,exports,search,orders,startup runs a subset; a subset run writes its
+// JSON to test/bench/results/partial.json instead of latest.json):
+//   http     wrk, same connections/threads/duration for: raw Bun.serve, svc REST poll, svc MCP
+//            tools/call get_balance, and the reference peer (MCP SDK + Express on Node)
+//   exports  a 155k-operation statement as json, csv and 1c: ops/s and peak RSS of the server;
+//            anchor: a raw Bun.serve sending the same bytes from a prepared buffer
+//   search   search_operations over 1M stored operations in one account: amount range,
+//            counterparty INN and Cyrillic text; p50/p99 of sequential calls
+//   orders   10k distinct orders (orders/s) and the time until the poller has made all ready
+//   startup  compiled dist/svc to the first /healthz 200; dist/svc-mcp to the first tools/list
+// Knobs: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_WARMUP_SECONDS (3).
+import { Database } from "bun:sqlite";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { dateInZone } from "../../src/clock";
+import { ROOT, type RunningProcess, startServe, tempDir } from "../helpers/server";
+import { describeMachine } from "./lib/machine";
+import { memoryOf, resetPeak, sampleMemory, spawnListener } from "./lib/proc";
+import {
+  createAccount,
+  createCompany,
+  createTokens,
+  mcpCall,
+  mcpHeaders,
+  mcpSession,
+  orderStatement,
+  PROTOCOL_VERSION,
+  toolCallBody,
+} from "./lib/svc";
+import { BENCH_DIR, runWrk, type WrkResult, writeRequests } from "./lib/wrk";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const THREADS = Number(process.env.BENCH_THREADS ?? 2);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const ONLY = (process.env.BENCH_ONLY ?? "").split(",").filter((s) => s.length > 0);
+const TZ = "Europe/Moscow";
+const TOKENS = 100;
+const BUN = process.execPath;
+
+const run = (section: string) => ONLY.length === 0 || ONLY.includes(section);
+const work = tempDir("svc-bench-");
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+function addDays(iso: string, days: number): string {
+  const d = new Date(`${iso}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+async function bench(name: string, url: string, file: string): Promise<WrkResult> {
+  const o = { url, requestsFile: file, connections: CONNECTIONS, threads: THREADS };
+  if (WARMUP > 0) await runWrk({ ...o, seconds: WARMUP });
+  const r = await runWrk({ ...o, seconds: SECONDS });
+  log(`${name}: ${r.rps} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, non-2xx ${r.non_2xx}`);
+  return r;
+}
+
+async function serve(name: string, env: Record<string, string> = {}, command?: string[]) {
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  const dbPath = join(dir, "svc.db");
+  const server = await startServe({ dbPath, env, command });
+  // The access log goes to a pipe the helper reads; the lines themselves are not needed here.
+  const trim = setInterval(() => {
+    server.lines.length = 0;
+  }, 1000);
+  return {
+    server,
+    dbPath,
+    async stop() {
+      clearInterval(trim);
+      await server.stop();
+    },
+  };
+}
+
+async function waitReady(dbPath: string, ids: string[], timeoutMs: number): Promise<number> {
+  const ro = new Database(dbPath, { readonly: true });
+  const started = performance.now();
+  try {
+    for (;;) {
+      const placeholders = ids.map(() => "?").join(",");
+      const row = ro
+        .query<{ n: number; failed: number }, string[]>(
+          `SELECT sum(status = 'ready') AS n, sum(status = 'failed') AS failed FROM statements WHERE id IN (${placeholders})`,
+        )
+        .get(...ids);
+      if ((row?.failed ?? 0) > 0) throw new Error("a statement failed");
+      if ((row?.n ?? 0) === ids.length) return performance.now() - started;
+      if (performance.now() - started > timeoutMs) throw new Error("statements not ready in time");
+      await Bun.sleep(50);
+    }
+  } finally {
+    ro.close();
+  }
+}
+
+const results: Record<string, unknown> = {};
+const targets: { target: string; value: string; met: boolean | null }[] = [];
+
+// ---------------------------------------------------------------------------------------------
+// HTTP: floor, svc REST, svc MCP, peer
+// ---------------------------------------------------------------------------------------------
+async function httpSection() {
+  const svc = await serve("http");
+  const { server } = svc;
+  try {
+    const companyId = await createCompany(server);
+    const accountId = await createAccount(server, companyId, 5);
+    const integration = await createTokens(server, {
+      companyId,
+      accountIds: [accountId],
+      purpose: "integration",
+      count: TOKENS,
+    });
+    const agents = await createTokens(server, {
+      companyId,
+      accountIds: [accountId],
+      purpose: "mcp",
+      count: TOKENS,
+    });
+    const refresh = await server.admin("POST", `/bank-accounts/${accountId}/balance/refresh`);
+    if (!refresh.ok) throw new Error(`balance refresh: ${refresh.status}`);
+    const today = dateInZone(new Date(), TZ);
+    const day = addDays(today, -1);
+    const statements: string[] = [];
+    for (const [i, t] of integration.entries()) {
+      statements.push(
+        await orderStatement(server.url, t.token, { accountId, externalId: `poll-${i}`, from: day, to: day }),
+      );
+    }
+    await waitReady(svc.dbPath, statements, 60_000);
+    const endpoint = `${server.url}/api/v1/mcp`;
+    const sessions: string[] = [];
+    for (const t of agents) sessions.push(await mcpSession(endpoint, t.token));
+
+    // One real answer of each kind, to check the shapes and size the floor's body.
+    const poll = await fetch(`${server.url}/api/v1/integration/statements/${statements[0]}`, {
+      headers: { authorization: `Bearer ${integration[0]!.token}` },
+    });
+    const pollBody = await poll.text();
+    if (poll.status !== 200 || !pollBody.includes('"ready"'))
+      throw new Error(`poll: ${poll.status} ${pollBody}`);
+    const call = await mcpCall(endpoint, agents[0]!.token, sessions[0]!, "get_balance", {
+      bank_account_id: accountId,
+    });
+    const result = call.json.result as { isError?: boolean } | undefined;
+    if (call.status !== 200 || !result || result.isError) throw new Error(`get_balance: ${call.text}`);
+    const bodyFile = join(work, "get_balance.json");
+    writeFileSync(bodyFile, call.text);
+
+    const host = new URL(server.url).host;
+    const mcpFile = join(work, "mcp.req");
+    const mcpBody = toolCallBody("get_balance", { bank_account_id: accountId });
+    writeRequests(
+      mcpFile,
+      host,
+      agents.map((t, i) => ({
+        method: "POST",
+        path: "/api/v1/mcp",
+        headers: mcpHeaders(t.token, sessions[i]),
+        body: mcpBody,
+      })),
+    );
+    const restFile = join(work, "rest.req");
+    writeRequests(
+      restFile,
+      host,
+      integration.map((t, i) => ({
+        method: "GET",
+        path: `/api/v1/integration/statements/${statements[i]}`,
+        headers: { Authorization: `Bearer ${t.token}` },
+      })),
+    );
+
+    // (a) the floor: same request as (c), answered with the same bytes by a bare Bun.serve.
+    const raw = await spawnListener([
+      BUN,
+      "run",
+      join(BENCH_DIR, "raw-server.ts"),
+      bodyFile,
+      "application/json",
+    ]);
+    let rawResult: WrkResult;
+    try {
+      rawResult = await bench("raw Bun.serve", `${raw.url}/api/v1/mcp`, mcpFile);
+    } finally {
+      await raw.stop();
+    }
+
+    // (e) the framework's floor: one bare Elysia route, same request, same answer.
+    const bare = await spawnListener([BUN, "run", join(BENCH_DIR, "elysia-server.ts"), bodyFile]);
+    let elysiaResult: WrkResult;
+    try {
+      elysiaResult = await bench("bare Elysia route", `${bare.url}/api/v1/mcp`, mcpFile);
+    } finally {
+      await bare.stop();
+    }
+
+    const auditBefore = countRows(svc.dbPath, "audit_log");
+    const restResult = await bench("svc REST poll", server.url, restFile);
+    const mcpResult = await bench("svc MCP get_balance", server.url, mcpFile);
+    const audited = countRows(svc.dbPath, "audit_log") - auditBefore;
+    const rssAfter = memoryOf(server.proc.pid);
+
+    // (d) the peer: the same tokens, its own sessions.
+    const peer = await spawnListener(["node", join(BENCH_DIR, "peer/server.mjs")], {
+      PEER_PORT: "0",
+      PEER_TOKENS: agents.map((t) => t.token).join(","),
+      PEER_ACCOUNT: accountId,
+    });
+    let peerResult: WrkResult;
+    try {
+      const peerSessions: string[] = [];
+      for (const t of agents) peerSessions.push(await mcpSession(`${peer.url}/mcp`, t.token));
+      const check = await mcpCall(`${peer.url}/mcp`, agents[0]!.token, peerSessions[0]!, "get_balance", {
+        bank_account_id: accountId,
+      });
+      if (check.status !== 200 || !check.text.includes('"balance"')) throw new Error(`peer: ${check.text}`);
+      const peerFile = join(work, "peer.req");
+      writeRequests(
+        peerFile,
+        new URL(peer.url).host,
+        agents.map((t, i) => ({
+          method: "POST",
+          path: "/mcp",
+          headers: mcpHeaders(t.token, peerSessions[i]),
+          body: mcpBody,
+        })),
+      );
+      peerResult = await bench("peer (SDK + Express)", peer.url, peerFile);
+    } finally {
+      await peer.stop();
+    }
+
+    const mcpShare = mcpResult.rps / rawResult.rps;
+    const restShare = restResult.rps / rawResult.rps;
+    const mcpVsPeer = mcpResult.rps / peerResult.rps;
+    results.http = {
+      connections: CONNECTIONS,
+      threads: THREADS,
+      seconds: SECONDS,
+      warmup_seconds: WARMUP,
+      tokens_rotated: TOKENS,
+      response_bytes: { get_balance: call.text.length, poll: pollBody.length },
+      raw_bun_serve: rawResult,
+      svc_rest_poll: restResult,
+      svc_mcp_get_balance: mcpResult,
+      peer_sdk_express: peerResult,
+      bare_elysia_route: elysiaResult,
+      ratios: {
+        rest_over_raw: round(restShare, 3),
+        mcp_over_raw: round(mcpShare, 3),
+        mcp_over_peer: round(mcpVsPeer, 2),
+        mcp_over_bare_elysia: round(mcpResult.rps / elysiaResult.rps, 3),
+        rest_over_bare_elysia: round(restResult.rps / elysiaResult.rps, 3),
+      },
+      mcp_audit_rows_written: audited,
+      svc_rss_mb_after: round(rssAfter.rssMb, 1),
+    };
+    targets.push(
+      {
+        target: "MCP tools/call >= 35% of raw Bun.serve",
+        value: `${round(mcpShare * 100, 1)}%`,
+        met: mcpShare >= 0.35,
+      },
+      { target: "MCP tools/call >= 10x the peer", value: `${round(mcpVsPeer, 2)}x`, met: mcpVsPeer >= 10 },
+      {
+        target: `MCP tools/call p99 < 5 ms at ${CONNECTIONS} connections`,
+        value: `${mcpResult.p99_ms} ms`,
+        met: mcpResult.p99_ms < 5,
+      },
+      {
+        target: "REST poll >= 40% of raw Bun.serve",
+        value: `${round(restShare * 100, 1)}%`,
+        met: restShare >= 0.4,
+      },
+    );
+  } finally {
+    await svc.stop();
+  }
+}
+
+function countRows(dbPath: string, table: string): number {
+  const ro = new Database(dbPath, { readonly: true });
+  try {
+    return ro.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0;
+  } finally {
+    ro.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exports and search share one server: 1M operations in one account (ops_per_day 5000, 200 days
+// in 7 statements); the most recent statement (31 days, 155k operations) is the one exported.
+// ---------------------------------------------------------------------------------------------
+async function dataSection() {
+  const svc = await serve("data", { SVC_BANK_POLL_INTERVAL_MS: "200" });
+  const { server } = svc;
+  try {
+    const companyId = await createCompany(server);
+    const accountId = await createAccount(server, companyId, 5000);
+    const [integration] = await createTokens(server, {
+      companyId,
+      accountIds: [accountId],
+      purpose: "integration",
+      count: 1,
+    });
+    const [agent] = await createTokens(server, {
+      companyId,
+      accountIds: [accountId],
+      purpose: "mcp",
+      count: 1,
+    });
+    const last = addDays(dateInZone(new Date(), TZ), -1);
+    const lengths = [31, 31, 31, 31, 31, 31, 14];
+    const periods: { from: string; to: string }[] = [];
+    let to = last;
+    for (const days of lengths) {
+      const from = addDays(to, -(days - 1));
+      periods.push({ from, to });
+      to = addDays(from, -1);
+    }
+    const pid = server.proc.pid;
+    const peakReset = resetPeak(pid);
+    const ingestMem = sampleMemory(pid, 20);
+    const started = performance.now();
+    const ids: string[] = [];
+    for (const [i, p] of periods.entries()) {
+      ids.push(
+        await orderStatement(server.url, integration!.token, {
+          accountId,
+          externalId: `big-${i}`,
+          from: p.from,
+          to: p.to,
+        }),
+      );
+    }
+    log(`ingesting ${lengths.reduce((a, b) => a + b, 0) * 5000} operations (7 statements)…`);
+    await waitReady(svc.dbPath, ids, 900_000);
+    const ingestSeconds = (performance.now() - started) / 1000;
+    const ingestPeak = ingestMem.stop();
+    const stored = countRows(svc.dbPath, "operations");
+    log(`ingested ${stored} operations in ${round(ingestSeconds, 1)} s`);
+    const ingest = {
+      operations: stored,
+      statements: ids.length,
+      seconds: round(ingestSeconds, 1),
+      ops_per_s: Math.round(stored / ingestSeconds),
+      peak_rss_mb: round(peakReset ? ingestPeak.hwmMb : ingestPeak.rssMb, 1),
+      db_file_mb: round(Bun.file(svc.dbPath).size / 2 ** 20, 1),
+    };
+    // Exports and searches run on a restarted server: what ingestion left in memory is not theirs.
+    await svc.stop();
+    const again = await serve("data", { SVC_BANK_POLL_INTERVAL_MS: "200" });
+    try {
+      if (run("exports")) await exportsPart(again.server, svc.dbPath, integration!.token, ids[0]!, ingest);
+      if (run("search")) await searchPart(again.server, svc.dbPath, agent!.token, accountId, last, stored);
+    } finally {
+      await again.stop();
+    }
+  } finally {
+    await svc.stop();
+  }
+}
+
+/** Downloads with curl (not in this process): seconds to the last byte, and the size. */
+async function download(
+  url: string,
+  o: { token?: string; saveTo?: string } = {},
+): Promise<{ ms: number; bytes: number }> {
+  const cmd = [
+    "curl",
+    "-sS",
+    "-o",
+    o.saveTo ?? "/dev/null",
+    "-w",
+    "%{http_code} %{size_download} %{time_total}",
+  ];
+  if (o.token) cmd.push("-H", `Authorization: Bearer ${o.token}`);
+  const proc = Bun.spawn([...cmd, url], { stdout: "pipe", stderr: "pipe" });
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  await proc.exited;
+  const [status, size, time] = out.trim().split(" ");
+  if (status !== "200") throw new Error(`GET ${url}: ${status} ${err}`);
+  return { ms: Number(time) * 1000, bytes: Number(size) };
+}
+
+async function exportsPart(
+  server: RunningProcess,
+  dbPath: string,
+  token: string,
+  statementId: string,
+  ingest: object,
+) {
+  const pid = server.proc.pid;
+  const ro = new Database(dbPath, { readonly: true });
+  const ops =
+    ro
+      .query<{ n: number }, [string]>("SELECT operations_count AS n FROM statements WHERE id = ?")
+      .get(statementId)?.n ?? 0;
+  ro.close();
+  const RUNS = 3;
+  const formats: Record<string, unknown> = {};
+  for (const format of ["json", "csv", "1c"] as const) {
+    const url = `${server.url}/api/v1/integration/statements/${statementId}/export?format=${format}`;
+    const runs: { ms: number; peakMb: number }[] = [];
+    let bytes = 0;
+    const file = join(work, `export.${format}`);
+    const idleRss = memoryOf(pid).rssMb;
+    for (let i = 0; i < RUNS; i++) {
+      const reset = resetPeak(pid);
+      const mem = sampleMemory(pid, 5);
+      const d = await download(url, { token, saveTo: i === 0 ? file : "/dev/null" });
+      const m = mem.stop();
+      runs.push({ ms: d.ms, peakMb: reset ? Math.max(m.hwmMb, m.rssMb) : m.rssMb });
+      bytes = d.bytes;
+    }
+    // The anchor: a bare Bun.serve sending the same bytes from one prepared buffer.
+    const raw = await spawnListener([
+      BUN,
+      "run",
+      join(BENCH_DIR, "raw-server.ts"),
+      file,
+      "application/octet-stream",
+    ]);
+    const anchorRuns: number[] = [];
+    try {
+      for (let i = 0; i < RUNS; i++) anchorRuns.push((await download(`${raw.url}/x`)).ms);
+    } finally {
+      await raw.stop();
+      rmSync(file);
+    }
+    const ms = runs.map((r) => r.ms).sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
+    const anchorMs = anchorRuns.sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
+    const peak = Math.max(...runs.map((r) => r.peakMb));
+    formats[format] = {
+      operations: ops,
+      bytes,
+      seconds: round(ms / 1000, 3),
+      ops_per_s: Math.round(ops / (ms / 1000)),
+      mb_per_s: round(bytes / 2 ** 20 / (ms / 1000), 1),
+      peak_rss_mb: round(peak, 1),
+      rss_before_mb: round(idleRss, 1),
+      anchor_seconds: round(anchorMs / 1000, 3),
+      anchor_ops_per_s: Math.round(ops / (anchorMs / 1000)),
+      runs: RUNS,
+    };
+    log(
+      `export ${format}: ${Math.round(ops / (ms / 1000))} ops/s, peak RSS ${round(peak, 1)} MB, anchor ${Math.round(ops / (anchorMs / 1000))} ops/s`,
+    );
+    const opsPerS = ops / (ms / 1000);
+    targets.push({
+      target: `export ${format} >= 200k ops/s, peak RSS < 150 MB`,
+      value: `${Math.round(opsPerS / 1000)}k ops/s, ${round(peak, 0)} MB`,
+      met: opsPerS >= 200_000 && peak < 150,
+    });
+  }
+  results.exports = { statement_operations: ops, ingest, formats };
+}
+
+async function searchPart(
+  server: RunningProcess,
+  dbPath: string,
+  token: string,
+  accountId: string,
+  last: string,
+  stored: number,
+) {
+  const endpoint = `${server.url}/api/v1/mcp`;
+  const sessionId = await mcpSession(endpoint, token);
+  const from = addDays(last, -89);
+  const ro = new Database(dbPath, { readonly: true });
+  const frequent = ro
+    .query<{ inn: string }, [string]>(
+      `SELECT counterparty_inn AS inn FROM operations WHERE bank_account_id = ?
+        GROUP BY counterparty_inn ORDER BY count(*) DESC LIMIT 10`,
+    )
+    .all(accountId)
+    .map((r) => r.inn);
+  const rare = ro
+    .query<{ inn: string }, [string]>(
+      `SELECT counterparty_inn AS inn FROM operations WHERE bank_account_id = ?
+        GROUP BY counterparty_inn ORDER BY count(*) ASC LIMIT 10`,
+    )
+    .all(accountId)
+    .map((r) => r.inn);
+  const words = ["ремонт оборудования", "Меридиан", "электроэнерг", "НДС", "услуги связи", "поставку товара"];
+  const matchCount = (w: string) =>
+    ro
+      .query<{ n: number }, [string]>("SELECT count(*) AS n FROM operations_fts WHERE operations_fts MATCH ?")
+      .get(
+        w
+          .split(/\s+/)
+          .map((x) => `"${x}"*`)
+          .join(" "),
+      )?.n ?? 0;
+  const textMatches = Object.fromEntries(words.map((w) => [w, matchCount(w)]));
+  ro.close();
+  const base = { bank_account_id: accountId, date_from: from, date_to: last };
+  const amounts: [number, number][] = [
+    [1000, 1100],
+    [5000, 6000],
+    [20000, 25000],
+    [100, 150],
+    [100000, 200000],
+  ];
+  const kinds: Record<string, Record<string, unknown>[]> = {
+    amount_range: amounts.map(([a, b]) => ({ ...base, amount_min: a, amount_max: b })),
+    counterparty_inn: [...frequent, ...rare].map((inn) => ({ ...base, counterparty_inn: inn })),
+    cyrillic_text: words.map((query) => ({ ...base, query })),
+  };
+  const N = 200;
+  const WARM = 20;
+  const out: Record<string, unknown> = {};
+  for (const [kind, variants] of Object.entries(kinds)) {
+    const times: number[] = [];
+    const perVariant = new Map<string, number[]>();
+    let found = 0;
+    for (let i = 0; i < WARM + N; i++) {
+      const args = variants[i % variants.length]!;
+      const t0 = performance.now();
+      const r = await mcpCall(endpoint, token, sessionId, "search_operations", args);
+      const ms = performance.now() - t0;
+      const result = r.json.result as { isError?: boolean; structuredContent?: { operations: unknown[] } };
+      if (r.status !== 200 || !result || result.isError)
+        throw new Error(`search ${kind}: ${r.text.slice(0, 300)}`);
+      if (i >= WARM) {
+        times.push(ms);
+        const key = String(args.counterparty_inn ?? args.query ?? `${args.amount_min}..${args.amount_max}`);
+        perVariant.set(key, [...(perVariant.get(key) ?? []), ms]);
+        found += result.structuredContent?.operations.length ?? 0;
+      }
+    }
+    times.sort((a, b) => a - b);
+    out[kind] = {
+      calls: N,
+      variants: variants.length,
+      p50_ms: round(percentile(times, 50)),
+      p99_ms: round(percentile(times, 99)),
+      max_ms: round(times[times.length - 1]!),
+      mean_results: round(found / N, 1),
+      median_ms_by_variant: Object.fromEntries(
+        [...perVariant.entries()].map(([k, v]) => [
+          k,
+          round(
+            percentile(
+              [...v].sort((a, b) => a - b),
+              50,
+            ),
+          ),
+        ]),
+      ),
+    };
+    log(`search ${kind}: p50 ${round(percentile(times, 50))} ms, p99 ${round(percentile(times, 99))} ms`);
+    targets.push({
+      target: `search ${kind} p99 < 10 ms at 1M operations`,
+      value: `${round(percentile(times, 99))} ms`,
+      met: percentile(times, 99) < 10,
+    });
+  }
+  results.search = {
+    stored_operations: stored,
+    layout: "one account, ops_per_day 5000, 200 days in 7 statements (through the poller)",
+    window: { date_from: from, date_to: last, days: 90 },
+    client:
+      "sequential calls over one keep-alive connection, MCP session, auth, rate limit and audit included",
+    text_query_matches_in_fts: textMatches,
+    ...out,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ordering: 10k distinct orders from 32 concurrent clients, then the poller's drain.
+// ---------------------------------------------------------------------------------------------
+async function ordersSection() {
+  const POLL_MS = 200;
+  const svc = await serve("orders", { SVC_BANK_POLL_INTERVAL_MS: String(POLL_MS) });
+  const { server } = svc;
+  try {
+    const companyId = await createCompany(server);
+    const accountId = await createAccount(server, companyId, 5);
+    const tokens = await createTokens(server, {
+      companyId,
+      accountIds: [accountId],
+      purpose: "integration",
+      count: 20,
+    });
+    const TOTAL = 10_000;
+    const today = dateInZone(new Date(), TZ);
+    let next = 0;
+    const statuses = new Map<number, number>();
+    const latencies: number[] = [];
+    const started = performance.now();
+    const worker = async () => {
+      for (let i = next++; i < TOTAL; i = next++) {
+        const day = addDays(today, -1 - (i % 365));
+        const t0 = performance.now();
+        const res = await fetch(`${server.url}/api/v1/integration/statements`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${tokens[i % tokens.length]!.token}`,
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({
+            bank_account_id: accountId,
+            external_id: `order-${i}`,
+            date_from: day,
+            date_to: day,
+          }),
+        });
+        await res.arrayBuffer();
+        latencies.push(performance.now() - t0);
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      }
+    };
+    await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+    const orderSeconds = (performance.now() - started) / 1000;
+    const created = statuses.get(201) ?? 0;
+    const ro = new Database(svc.dbPath, { readonly: true });
+    let readyAt = Number.NaN;
+    try {
+      const deadline = performance.now() + 600_000;
+      for (;;) {
+        const n =
+          ro.query<{ n: number }, []>("SELECT count(*) AS n FROM statements WHERE status = 'ready'").get()
+            ?.n ?? 0;
+        if (n >= created) {
+          readyAt = performance.now();
+          break;
+        }
+        if (performance.now() > deadline) throw new Error(`only ${n} of ${created} ready after 600 s`);
+        await Bun.sleep(20);
+      }
+    } finally {
+      ro.close();
+    }
+    latencies.sort((a, b) => a - b);
+    const allReadySeconds = (readyAt - started) / 1000;
+    const ordersPerS = created / orderSeconds;
+    results.orders = {
+      orders: TOTAL,
+      created,
+      statuses: Object.fromEntries(statuses),
+      concurrency: CONNECTIONS,
+      tokens: tokens.length,
+      poll_interval_ms: POLL_MS,
+      seconds: round(orderSeconds, 2),
+      orders_per_s: Math.round(ordersPerS),
+      order_p50_ms: round(percentile(latencies, 50)),
+      order_p99_ms: round(percentile(latencies, 99)),
+      all_ready_after_first_order_s: round(allReadySeconds, 2),
+      all_ready_after_last_order_s: round(allReadySeconds - orderSeconds, 2),
+      client: "Bun fetch, 32 concurrent loops (keep-alive), one 1-day statement per order, ops_per_day 5",
+    };
+    log(
+      `orders: ${Math.round(ordersPerS)}/s; all ready ${round(allReadySeconds, 1)} s after the first order`,
+    );
+    targets.push({ target: ">= 2k orders/s", value: `${Math.round(ordersPerS)}/s`, met: ordersPerS >= 2000 });
+  } finally {
+    await svc.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start-up of the compiled binaries.
+// ---------------------------------------------------------------------------------------------
+async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+async function startOnce(binary: string, dbPath: string): Promise<number> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const proc = Bun.spawn([binary, "serve"], {
+    env: { PATH: process.env.PATH ?? "", SVC_DB_PATH: dbPath, SVC_PORT: String(port), SVC_LOG_LEVEL: "warn" },
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  try {
+    for (;;) {
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ok) return performance.now() - t0;
+      if (proc.exitCode !== null) throw new Error(`${binary} exited with ${proc.exitCode}`);
+      if (performance.now() - t0 > 10_000) throw new Error(`${binary} did not answer /healthz in 10 s`);
+      await Bun.sleep(1);
+    }
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+  }
+}
+
+async function relayOnce(
+  binary: string,
+  apiUrl: string,
+  token: string,
+): Promise<{ initMs: number; listMs: number }> {
+  const t0 = performance.now();
+  const proc = Bun.spawn([binary], {
+    env: { PATH: process.env.PATH ?? "", SVC_API_URL: apiUrl, SVC_API_TOKEN: token },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  const send = (m: object) => proc.stdin.write(`${JSON.stringify(m)}\n`);
+  send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: "bench", version: "1" },
+    },
+  });
+  send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+  proc.stdin.flush();
+  let initMs = Number.NaN;
+  let listMs = Number.NaN;
+  const decoder = new TextDecoder();
+  let buffered = "";
+  const timeout = setTimeout(() => proc.kill(9), 10_000);
+  try {
+    for await (const chunk of proc.stdout) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let nl = buffered.indexOf("\n");
+      while (nl >= 0) {
+        const msg = JSON.parse(buffered.slice(0, nl)) as { id?: number; result?: { tools?: unknown[] } };
+        buffered = buffered.slice(nl + 1);
+        if (msg.id === 1) initMs = performance.now() - t0;
+        if (msg.id === 2) {
+          if (!msg.result?.tools?.length) throw new Error(`tools/list: ${JSON.stringify(msg)}`);
+          listMs = performance.now() - t0;
+        }
+        nl = buffered.indexOf("\n");
+      }
+      if (!Number.isNaN(listMs)) break;
+    }
+  } finally {
+    clearTimeout(timeout);
+    proc.stdin.end();
+    proc.kill("SIGTERM");
+    await proc.exited;
+  }
+  if (Number.isNaN(listMs)) throw new Error("svc-mcp gave no tools/list answer");
+  return { initMs, listMs };
+}
+
+function stats(values: number[]) {
+  const s = [...values].sort((a, b) => a - b);
+  return {
+    median_ms: round(percentile(s, 50), 1),
+    min_ms: round(s[0]!, 1),
+    max_ms: round(s[s.length - 1]!, 1),
+    runs: s.length,
+  };
+}
+
+async function startupSection() {
+  const RUNS = 7;
+  const svcBin = join(ROOT, "dist/svc");
+  const relayBin = join(ROOT, "dist/svc-mcp");
+  const out: Record<string, unknown> = {};
+  if (!existsSync(svcBin)) {
+    out.svc = "not built";
+    targets.push({ target: "cold start < 200 ms (dist/svc)", value: "not built", met: null });
+  } else {
+    const dir = join(work, "startup");
+    mkdirSync(dir, { recursive: true });
+    await startOnce(svcBin, join(dir, "warm-cache.db")); // page cache holds the binary from here on
+    const fresh: number[] = [];
+    for (let i = 0; i < RUNS; i++) fresh.push(await startOnce(svcBin, join(dir, `fresh-${i}.db`)));
+    const existing: number[] = [];
+    for (let i = 0; i < RUNS; i++) existing.push(await startOnce(svcBin, join(dir, "fresh-0.db")));
+    out.svc = { empty_database: stats(fresh), migrated_database: stats(existing) };
+    const worst = Math.max(stats(fresh).median_ms, stats(existing).median_ms);
+    log(`startup svc: empty db ${stats(fresh).median_ms} ms, migrated db ${stats(existing).median_ms} ms`);
+    targets.push({
+      target: "cold start < 200 ms (dist/svc, /healthz)",
+      value: `${worst} ms`,
+      met: worst < 200,
+    });
+  }
+  if (!existsSync(relayBin) || !existsSync(svcBin)) {
+    out.svc_mcp = "not built";
+    targets.push({ target: "cold start < 200 ms (dist/svc-mcp, tools/list)", value: "not built", met: null });
+  } else {
+    const svc = await serve("relay", {}, [svcBin]);
+    try {
+      const companyId = await createCompany(svc.server);
+      const accountId = await createAccount(svc.server, companyId, 5);
+      const [agent] = await createTokens(svc.server, {
+        companyId,
+        accountIds: [accountId],
+        purpose: "mcp",
+        count: 1,
+      });
+      const apiUrl = `${svc.server.url}/api/v1`;
+      await relayOnce(relayBin, apiUrl, agent!.token);
+      const init: number[] = [];
+      const list: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const r = await relayOnce(relayBin, apiUrl, agent!.token);
+        init.push(r.initMs);
+        list.push(r.listMs);
+      }
+      out.svc_mcp = { to_initialize: stats(init), to_tools_list: stats(list) };
+      log(`startup svc-mcp: tools/list after ${stats(list).median_ms} ms`);
+      targets.push({
+        target: "cold start < 200 ms (dist/svc-mcp, tools/list)",
+        value: `${stats(list).median_ms} ms`,
+        met: stats(list).median_ms < 200,
+      });
+    } finally {
+      await svc.stop();
+    }
+  }
+  results.startup = out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function table(): string {
+  const rows: string[][] = [];
+  const h = results.http as
+    | (Record<string, WrkResult> & { ratios: Record<string, number>; mcp_audit_rows_written: number })
+    | undefined;
+  if (h) {
+    for (const [key, label] of [
+      ["raw_bun_serve", "raw Bun.serve (floor)"],
+      ["svc_rest_poll", "svc REST poll"],
+      ["svc_mcp_get_balance", "svc MCP get_balance"],
+      ["peer_sdk_express", "peer: MCP SDK + Express (Node)"],
+      ["bare_elysia_route", "bare Elysia route (reference)"],
+    ] as const) {
+      const r = h[key];
+      if (!r) continue;
+      rows.push([
+        `HTTP ${label}`,
+        `${r.rps} req/s`,
+        `p50 ${r.p50_ms} ms`,
+        `p99 ${r.p99_ms} ms`,
+        r.non_2xx + r.socket_errors > 0 ? `non-2xx ${r.non_2xx}, socket errors ${r.socket_errors}` : "",
+      ]);
+    }
+    rows.push([
+      "HTTP ratios",
+      `MCP/raw ${h.ratios.mcp_over_raw}`,
+      `REST/raw ${h.ratios.rest_over_raw}`,
+      `MCP/peer ${h.ratios.mcp_over_peer}`,
+      "",
+    ]);
+  }
+  const e = results.exports as
+    | { formats: Record<string, Record<string, number>>; ingest: Record<string, number> }
+    | undefined;
+  if (e) {
+    for (const [f, r] of Object.entries(e.formats)) {
+      rows.push([
+        `export ${f} (${r.operations} ops, ${round(r.bytes! / 2 ** 20, 1)} MB)`,
+        `${r.ops_per_s} ops/s`,
+        `peak RSS ${r.peak_rss_mb} MB`,
+        `anchor ${r.anchor_ops_per_s} ops/s`,
+        `${r.seconds} s`,
+      ]);
+    }
+    rows.push([
+      `ingest ${e.ingest.operations} ops (poller)`,
+      `${e.ingest.ops_per_s} ops/s`,
+      `peak RSS ${e.ingest.peak_rss_mb} MB`,
+      `${e.ingest.seconds} s`,
+      `db ${e.ingest.db_file_mb} MB`,
+    ]);
+  }
+  const s = results.search as Record<string, Record<string, number>> | undefined;
+  if (s) {
+    for (const k of ["amount_range", "counterparty_inn", "cyrillic_text"]) {
+      const r = s[k];
+      if (r)
+        rows.push([
+          `search ${k} (1M ops)`,
+          `p50 ${r.p50_ms} ms`,
+          `p99 ${r.p99_ms} ms`,
+          `max ${r.max_ms} ms`,
+          "",
+        ]);
+    }
+  }
+  const o = results.orders as Record<string, number> | undefined;
+  if (o) {
+    rows.push([
+      `orders (${o.created} created)`,
+      `${o.orders_per_s} orders/s`,
+      `p99 ${o.order_p99_ms} ms`,
+      `all ready +${o.all_ready_after_first_order_s} s`,
+      "",
+    ]);
+  }
+  const st = results.startup as Record<string, Record<string, Record<string, number>> | string> | undefined;
+  if (st) {
+    const svc = st.svc;
+    if (typeof svc === "string") rows.push(["start-up dist/svc", svc, "", "", ""]);
+    else if (svc)
+      rows.push([
+        "start-up dist/svc -> /healthz",
+        `empty db ${svc.empty_database!.median_ms} ms`,
+        `migrated db ${svc.migrated_database!.median_ms} ms`,
+        "",
+        "",
+      ]);
+    const relay = st.svc_mcp;
+    if (typeof relay === "string") rows.push(["start-up dist/svc-mcp", relay, "", "", ""]);
+    else if (relay)
+      rows.push([
+        "start-up dist/svc-mcp -> tools/list",
+        `${relay.to_tools_list!.median_ms} ms`,
+        `initialize ${relay.to_initialize!.median_ms} ms`,
+        "",
+        "",
+      ]);
+  }
+  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const lines = rows.map((r) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd(),
+  );
+  lines.push("");
+  for (const t of targets) {
+    lines.push(`${t.met === null ? "n/a " : t.met ? "MET " : "MISS"}  ${t.target}: ${t.value}`);
+  }
+  return lines.join("\n");
+}
+
+async function main() {
+  const machine = describeMachine();
+  log(
+    `${machine.cpu_model}, ${machine.cores} cores, ${machine.memory_gb} GB, bun ${machine.bun}, node ${machine.node}`,
+  );
+  log(`work directory ${work}`);
+  try {
+    if (run("http")) await httpSection();
+    if (run("exports") || run("search")) await dataSection();
+    if (run("orders")) await ordersSection();
+    if (run("startup")) await startupSection();
+  } finally {
+    if (process.env.BENCH_KEEP) log(`kept ${work}`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+  const output = {
+    machine: { ...machine, load_average_at_end: Math.round(loadavg()[0]! * 100) / 100 },
+    ...results,
+    targets,
+  };
+  const dir = join(BENCH_DIR, "results");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, ONLY.length === 0 ? "latest.json" : "partial.json");
+  writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
+  process.stdout.write(
+    `\nsvc benchmarks: ${machine.cpu_model}, ${machine.cores} cores, ${machine.memory_gb} GB RAM, ${machine.os}, ` +
+      `bun ${machine.bun}, node ${machine.node}, ${machine.date}\n` +
+      `HTTP: wrk ${THREADS} threads, ${CONNECTIONS} connections, ${SECONDS} s each (after ${WARMUP} s warm-up)\n\n` +
+      `${table()}\n\nwritten to ${file}\n`,
+  );
+}
+
+await main();
