@@ -74,7 +74,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         guard: services.guard,
         sessions: services.mcp.sessions,
         tools: services.mcp.tools,
-        audit: services.audit,
+        audit: services.agentAudit,
         now: () => services.clock.now(),
         allowedOrigins: services.config.mcpAllowedOrigins,
         logger: services.logger,
@@ -85,7 +85,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
       relayRoutes({
         guard: services.guard,
         tools: services.mcp.tools,
-        audit: services.audit,
+        audit: services.agentAudit,
         now: () => services.clock.now(),
         logger: services.logger,
       }),

@@ -1,6 +1,7 @@
 // Builds the services of one process from its configuration and an open database. main.ts and
 // the tests both use it, so tests run the same wiring as production.
 import { AdminService } from "./admin/service";
+import { AuditBatcher } from "./audit/audit-batcher";
 import { AuditLog } from "./audit/audit-log";
 import { AccessPolicy } from "./auth/access-policy";
 import { TokenGuard } from "./auth/guard";
@@ -43,6 +44,8 @@ export function buildServices(
   const accounts = new BankAccountRepository(db, sqlite);
   const tokens = new TokenRepository(db, sqlite);
   const audit = new AuditLog(sqlite);
+  // Agent calls commit their audit entries in groups; everything else writes its own.
+  const agentAudit = new AuditBatcher(audit, sqlite);
   const rateLimiter = overrides.rateLimiter ?? new InMemoryRateLimiter(clock);
   const guard = new TokenGuard(tokens, rateLimiter, clock);
   const access = new AccessPolicy(accounts);
@@ -113,6 +116,7 @@ export function buildServices(
     accounts,
     tokens,
     audit,
+    agentAudit,
     rateLimiter,
     guard,
     access,

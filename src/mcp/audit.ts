@@ -1,6 +1,6 @@
 // The audit entry of one agent request, for both transports. Audit cannot be skipped: a failed
 // write is logged and surfaces as AgentAuditFailed, and the caller answers with an error, not data.
-import type { AuditLog } from "../audit/audit-log";
+import type { AuditSink } from "../audit/audit-batcher";
 import type { Principal } from "../auth/guard";
 import type { Logger } from "../http/logger";
 import { requestState } from "../http/spine";
@@ -16,21 +16,21 @@ export interface AgentAuditFields {
 export class AgentAuditFailed extends Error {}
 
 export interface AgentAuditDeps {
-  audit: AuditLog;
+  audit: AuditSink;
   logger: Logger;
   now: () => Date;
 }
 
-export function writeAgentAudit(
+export async function writeAgentAudit(
   deps: AgentAuditDeps,
   transport: "http" | "stdio",
   request: Request,
   principal: Principal,
   f: AgentAuditFields,
-): void {
+): Promise<void> {
   const state = requestState(request);
   try {
-    deps.audit.write({
+    await deps.audit.write({
       at: deps.now(),
       actor: "token",
       apiTokenId: principal.tokenId,

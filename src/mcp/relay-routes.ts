@@ -6,7 +6,7 @@
 // sends one UUIDv4 per process in X-MCP-Session-Id; it is recorded as the audit session id.
 // Order of checks: token (401/429/403) -> X-MCP-Session-Id (400) -> body (400) -> tool (404).
 import { Elysia } from "elysia";
-import type { AuditLog } from "../audit/audit-log";
+import type { AuditSink } from "../audit/audit-batcher";
 import type { Principal, TokenGuard } from "../auth/guard";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { ApiError, invalidRequestBody, validationError } from "../http/errors";
@@ -25,7 +25,7 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 export interface RelayRouteDeps {
   guard: TokenGuard;
   tools: ToolRegistry;
-  audit: AuditLog;
+  audit: AuditSink;
   now: () => Date;
   logger: Logger;
 }
@@ -46,9 +46,13 @@ export function relayRoutes(deps: RelayRouteDeps) {
   }
 
   /** One audit entry; no data goes out unaudited (a failed write is 503). */
-  function audit(request: Request, principal: Principal, f: AgentAuditFields & { sessionId: string }): void {
+  async function audit(
+    request: Request,
+    principal: Principal,
+    f: AgentAuditFields & { sessionId: string },
+  ): Promise<void> {
     try {
-      writeAgentAudit(deps, "stdio", request, principal, f);
+      await writeAgentAudit(deps, "stdio", request, principal, f);
     } catch (e) {
       if (e instanceof AgentAuditFailed)
         throw new ApiError("service_unavailable", "Журнал аудита недоступен");
@@ -73,10 +77,10 @@ export function relayRoutes(deps: RelayRouteDeps) {
   return new Elysia({ name: "mcp-relay" })
     .get(
       RELAY_TOOLS_PATH,
-      ({ request, set }) => {
+      async ({ request, set }) => {
         const { principal, sessionId } = authenticate(request, set.headers as Headers);
         const tools = listTools(deps.tools);
-        audit(request, principal, { action: "mcp.tools_list", outcome: "ok", sessionId });
+        await audit(request, principal, { action: "mcp.tools_list", outcome: "ok", sessionId });
         return { tools };
       },
       {
@@ -90,13 +94,13 @@ export function relayRoutes(deps: RelayRouteDeps) {
     )
     .post(
       `${RELAY_TOOLS_PATH}/:name/call`,
-      ({ request, set, body, params }) => {
+      async ({ request, set, body, params }) => {
         const { principal, sessionId } = authenticate(request, set.headers as Headers);
         const args = parseArguments(body);
         const name = params.name;
         const outcome = callTool(deps.tools, { principal }, name, args);
         if (!outcome.found) {
-          audit(request, principal, {
+          await audit(request, principal, {
             action: "mcp.tools_call",
             tool: name,
             arguments: args,
@@ -105,7 +109,7 @@ export function relayRoutes(deps: RelayRouteDeps) {
           });
           throw new ApiError("not_found", `Неизвестный инструмент: ${name}`, { tool: name });
         }
-        audit(request, principal, {
+        await audit(request, principal, {
           action: `mcp.${name}`,
           tool: name,
           arguments: args,

@@ -11,7 +11,7 @@
 // learns nothing about what that token may do. Then JSON-RPC: parse (-32700), envelope (-32600),
 // session (-32600), method (-32601), params (-32602); tool-level errors are results with isError.
 import { Elysia } from "elysia";
-import type { AuditLog } from "../audit/audit-log";
+import type { AuditSink } from "../audit/audit-batcher";
 import type { Principal, TokenGuard } from "../auth/guard";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { ApiError, validationError } from "../http/errors";
@@ -54,7 +54,7 @@ export interface McpRouteDeps {
   guard: TokenGuard;
   sessions: SessionManager;
   tools: ToolRegistry;
-  audit: AuditLog;
+  audit: AuditSink;
   now: () => Date;
   allowedOrigins: string[];
   logger: Logger;
@@ -102,8 +102,13 @@ export function mcpRoutes(deps: McpRouteDeps) {
     const principal = authenticate(request, headers);
 
     // Anything that fails before a session is known is audited without one.
-    const fail = (id: RpcId, error: RpcError, method: string | null, sessionId: string | null = null) => {
-      audit(request, principal, {
+    const fail = async (
+      id: RpcId,
+      error: RpcError,
+      method: string | null,
+      sessionId: string | null = null,
+    ) => {
+      await audit(request, principal, {
         action: method === null ? "mcp.request" : actionFor(method),
         arguments: method === null ? undefined : { method },
         outcome: String(error.code),
@@ -144,7 +149,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
     }
 
     if (isNotification(message)) {
-      audit(request, principal, {
+      await audit(request, principal, {
         action: `mcp.notification.${message.method.replace(/^notifications\//, "")}`,
         arguments: message.params,
         outcome: "ok",
@@ -156,11 +161,11 @@ export function mcpRoutes(deps: McpRouteDeps) {
 
     switch (message.method) {
       case "ping":
-        audit(request, principal, { action: "mcp.ping", outcome: "ok", sessionId });
+        await audit(request, principal, { action: "mcp.ping", outcome: "ok", sessionId });
         return rpcResult(id, {});
       case "tools/list": {
         const tools = listTools(deps.tools);
-        audit(request, principal, { action: "mcp.tools_list", outcome: "ok", sessionId });
+        await audit(request, principal, { action: "mcp.tools_list", outcome: "ok", sessionId });
         return rpcResult(id, { tools });
       }
       case "tools/call":
@@ -184,14 +189,18 @@ export function mcpRoutes(deps: McpRouteDeps) {
   ) {
     if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) {
       const error = new RpcError(RPC_INVALID_PARAMS, "Invalid params: expected an object");
-      audit(request, principal, { action: "mcp.initialize", outcome: String(error.code), sessionId: null });
+      await audit(request, principal, {
+        action: "mcp.initialize",
+        outcome: String(error.code),
+        sessionId: null,
+      });
       return rpcFailure(id, error);
     }
     const p = (params ?? {}) as { protocolVersion?: unknown; clientInfo?: unknown };
     const protocolVersion = negotiateProtocolVersion(p.protocolVersion);
     const session = await deps.sessions.create(principal.tokenId, protocolVersion);
     try {
-      audit(request, principal, {
+      await audit(request, principal, {
         action: "mcp.initialize",
         arguments: { protocolVersion: p.protocolVersion, clientInfo: p.clientInfo },
         outcome: "ok",
@@ -211,13 +220,13 @@ export function mcpRoutes(deps: McpRouteDeps) {
     });
   }
 
-  function toolsCall(
+  async function toolsCall(
     request: Request,
     principal: Principal,
     id: RpcId,
     params: unknown,
     sessionId: string,
-    fail: (id: RpcId, e: RpcError, method: string | null, sessionId: string | null) => unknown,
+    fail: (id: RpcId, e: RpcError, method: string | null, sessionId: string | null) => Promise<unknown>,
   ) {
     let call: { name: string; arguments: Record<string, unknown> };
     try {
@@ -228,7 +237,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
     }
     const outcome = callTool(deps.tools, { principal }, call.name, call.arguments);
     if (!outcome.found) {
-      audit(request, principal, {
+      await audit(request, principal, {
         action: "mcp.tools_call",
         tool: call.name,
         arguments: call.arguments,
@@ -237,7 +246,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
       });
       return rpcFailure(id, new RpcError(RPC_METHOD_NOT_FOUND, `Unknown tool: ${call.name}`));
     }
-    audit(request, principal, {
+    await audit(request, principal, {
       action: `mcp.${call.name}`,
       tool: call.name,
       arguments: call.arguments,
@@ -306,7 +315,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
         if (!sessionId) throw validationError("Mcp-Session-Id", "Нужен заголовок Mcp-Session-Id");
         await deps.sessions.terminate(sessionId, principal.tokenId);
         try {
-          audit(request, principal, { action: "mcp.session.terminate", outcome: "ok", sessionId });
+          await audit(request, principal, { action: "mcp.session.terminate", outcome: "ok", sessionId });
         } catch (e) {
           if (e instanceof AgentAuditFailed)
             throw new ApiError("service_unavailable", "Журнал аудита недоступен");
