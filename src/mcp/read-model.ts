@@ -128,26 +128,61 @@ export class McpReadModel {
       where.push("o.direction = ?");
       params.push(f.direction);
     }
-    if (f.match !== undefined) {
-      where.push("o.id IN (SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?)");
-      params.push(f.match);
-    }
     if (f.after) {
       where.push("(o.doc_date > ? OR (o.doc_date = ? AND o.operation_id > ?))");
       params.push(f.after.doc_date, f.after.doc_date, f.after.operation_id);
     }
-    params.push(f.limit);
-    return this.db
-      .query<OperationRow, (string | number)[]>(
-        // With a counterparty, its index serves both the filter and the order; left to itself the
-        // planner prefers the date index for the ORDER BY and scans the whole period.
-        `SELECT ${OPERATION_COLUMNS} FROM operations o
-          ${f.counterpartyInn !== undefined ? "INDEXED BY operations_inn_idx" : ""}
-          WHERE ${where.join(" AND ")}
-          ORDER BY o.doc_date, o.operation_id LIMIT ?`,
-      )
-      .all(...params)
-      .map(operationFromRow);
+    // With a counterparty, its index serves both the filter and the order; left to itself the
+    // planner prefers the date index for the ORDER BY and scans the whole period.
+    const from = `operations o ${f.counterpartyInn !== undefined ? "INDEXED BY operations_inn_idx" : ""}`;
+    const order = "ORDER BY o.doc_date, o.operation_id";
+    const run = (sql: string, p: (string | number)[]) =>
+      this.db
+        .query<OperationRow, (string | number)[]>(sql)
+        .all(...p)
+        .map(operationFromRow);
+    if (f.match === undefined) {
+      return run(`SELECT ${OPERATION_COLUMNS} FROM ${from} WHERE ${where.join(" AND ")} ${order} LIMIT ?`, [
+        ...params,
+        f.limit,
+      ]);
+    }
+    // Text. Listing every match of a common word costs as much as the word is common, so the next
+    // candidates in order are checked against the full-text index within their rowid range (one
+    // account's operations are stored roughly in date order, so the range is narrow), in growing
+    // windows. That answer is exact once it fills the page or covers every candidate. A word still
+    // short of a page after the widest window is rare: its few matches are listed and fetched by id.
+    for (const window of [f.limit * 4, f.limit * 40, f.limit * 400]) {
+      const candidates = this.db
+        .query<{ id: number }, (string | number)[]>(
+          `SELECT o.id FROM ${from} WHERE ${where.join(" AND ")} ${order} LIMIT ?`,
+        )
+        .all(...params, window)
+        .map((r) => r.id);
+      if (candidates.length === 0) return [];
+      const matched = new Set(
+        this.db
+          .query<{ id: number }, [string, number, number]>(
+            "SELECT rowid AS id FROM operations_fts WHERE operations_fts MATCH ? AND rowid BETWEEN ? AND ?",
+          )
+          .all(f.match, Math.min(...candidates), Math.max(...candidates))
+          .map((r) => r.id),
+      );
+      const hits = candidates.filter((id) => matched.has(id)).slice(0, f.limit);
+      if (hits.length === f.limit || candidates.length < window) {
+        if (hits.length === 0) return [];
+        return run(
+          `SELECT ${OPERATION_COLUMNS} FROM operations o WHERE o.id IN (${hits.map(() => "?").join(",")}) ${order}`,
+          hits,
+        );
+      }
+    }
+    return run(
+      `SELECT ${OPERATION_COLUMNS} FROM operations o NOT INDEXED
+        WHERE o.id IN (SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?) AND ${where.join(" AND ")}
+        ${order} LIMIT ?`,
+      [f.match, ...params, f.limit],
+    );
   }
 }
 

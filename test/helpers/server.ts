@@ -1,5 +1,5 @@
 // Starts the real `svc serve` (from source, or the compiled binary) on a free port.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
@@ -16,8 +16,17 @@ export interface RunningProcess {
   stop(signal?: NodeJS.Signals | number): Promise<number>;
 }
 
+const createdDirs: string[] = [];
+process.on("exit", () => {
+  if (process.env.BENCH_KEEP) return; // a benchmark run asked to keep its data
+  for (const dir of createdDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary directory, removed when the process exits (unless BENCH_KEEP is set). */
 export function tempDir(prefix = "svc-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  createdDirs.push(dir);
+  return dir;
 }
 
 export async function startServe(opts: {
