@@ -50,10 +50,17 @@ export class TokenGuard {
     return value;
   }
 
-  authenticate(authorization: string | null, clientIp: string | null, need: Requirement): Authenticated {
+  /** `identified` learns the token's id as soon as it is known, also when a later check fails. */
+  authenticate(
+    authorization: string | null,
+    clientIp: string | null,
+    need: Requirement,
+    identified?: (apiTokenId: string) => void,
+  ): Authenticated {
     const value = this.presentedToken(authorization);
     const hash = hashToken(value);
     const record = this.tokens.findByHash(hash);
+    if (record) identified?.(record.id);
 
     // A value that matches no token is limited by its hash, at the integration default.
     const rate = record

@@ -18,8 +18,11 @@ export function authenticateRequest(
       request.headers.get("authorization"),
       state.clientIp,
       need,
+      // The access log names the token even when it is refused (403, 429).
+      (apiTokenId) => {
+        state.apiTokenId = apiTokenId;
+      },
     );
-    state.apiTokenId = principal.tokenId;
     Object.assign(headers, rateLimitHeaders(rate));
     return principal;
   } catch (e) {

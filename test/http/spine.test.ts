@@ -417,12 +417,16 @@ describe("access log", () => {
     const ok = await t.request("GET", "/api/v1/integration/statements", { token: world.token });
     expect(ok.status).toBe(200);
     await t.request("GET", "/api/v1/integration/statements", { token: `svc_test_${"Z".repeat(40)}` });
-    await settle(t, 3);
+    // A known token refused by a later check is still named.
+    const agent = t.fixtures.world({ purpose: "mcp" });
+    await t.request("GET", "/api/v1/integration/statements", { token: agent.token });
+    await settle(t, 4);
     const lines = accessLines(t);
     expect(lines.map((l) => [l.status, l.api_token_id])).toEqual([
       [201, null],
       [200, world.tokenId],
       [401, null],
+      [403, agent.tokenId],
     ]);
   });
 
