@@ -266,14 +266,9 @@ export function mcpRoutes(deps: McpRouteDeps) {
         } catch (e) {
           if (e instanceof ApiError) throw e;
           const id = salvageId(body);
-          if (e instanceof AgentAuditFailed) {
-            if (isNotificationBody(body))
-              throw new ApiError("service_unavailable", "Журнал аудита недоступен");
-            return rpcFailure(
-              id,
-              new RpcError(RPC_INTERNAL_ERROR, "Internal error: the request could not be audited"),
-            );
-          }
+          // Fail closed, like an unavailable session store: no data goes out unaudited.
+          if (e instanceof AgentAuditFailed)
+            throw new ApiError("service_unavailable", "Журнал аудита недоступен");
           const state = requestState(request);
           deps.logger.error("agent request failed", {
             request_id: state.requestId,
@@ -351,8 +346,4 @@ function actionFor(method: string): string {
     default:
       return method.startsWith("notifications/") ? `mcp.notification.${method.slice(14)}` : "mcp.request";
   }
-}
-
-function isNotificationBody(body: unknown): boolean {
-  return typeof body === "object" && body !== null && !Array.isArray(body) && !("id" in body);
 }

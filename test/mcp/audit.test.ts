@@ -112,23 +112,32 @@ describe("audit cannot be skipped", () => {
     return { t, w };
   }
 
-  test("a failing audit write gives -32603 instead of data, and no usable session from initialize", async () => {
+  test("a failing audit write is 503 service_unavailable instead of data, and initialize leaves no usable session", async () => {
     const { t, w } = brokenAudit();
     const session = await initSession(t, w.token);
     t.services.audit.write = () => {
       throw new Error("disk I/O error");
     };
-    const call = await rpc(t, w.token, session, "tools/call", { name: "list_companies", arguments: {} });
-    expect(call.error?.code).toBe(-32603);
-    expect(call.result).toBeUndefined();
-    expect(JSON.stringify(call)).not.toContain(w.company.name);
-    expect((await rpc(t, w.token, session, "tools/list")).error?.code).toBe(-32603);
-    expect((await rpc(t, w.token, session, "ping")).error?.code).toBe(-32603);
+    const call = await post(
+      t,
+      w.token,
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_companies", arguments: {} } },
+      { "mcp-session-id": session },
+    );
+    const text = await call.clone().text();
+    expect(text).not.toContain(w.company.name);
+    await expectError(call, 503, "service_unavailable");
+    for (const method of ["tools/list", "ping"]) {
+      await expectError(
+        await post(t, w.token, { jsonrpc: "2.0", id: 2, method }, { "mcp-session-id": session }),
+        503,
+        "service_unavailable",
+      );
+    }
 
     const init = await post(t, w.token, { jsonrpc: "2.0", id: 5, method: "initialize", params: {} });
-    expect(init.status).toBe(200);
     expect(init.headers.get("mcp-session-id")).toBeNull();
-    expect(((await init.json()) as { error?: { code: number } }).error?.code).toBe(-32603);
+    await expectError(init, 503, "service_unavailable");
     const rows = t.services.database.sqlite
       .query<{ n: number }, []>("SELECT COUNT(*) AS n FROM mcp_sessions")
       .get();
