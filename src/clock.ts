@@ -32,12 +32,28 @@ export function secureRandomBytes(n: number): Uint8Array {
   return new Uint8Array(randomBytes(n));
 }
 
+// Formatting through Intl is slow, and "today" is asked for on every order. A calendar date can
+// only change at a whole minute (every time zone's offset is a whole number of minutes), so the
+// answer is kept per time zone for the minute it was computed in.
+const dateFormats = new Map<string, { format: Intl.DateTimeFormat; minute: number; date: string }>();
+
 /** Calendar date (YYYY-MM-DD) of an instant in a time zone: what "today" means for statements. */
 export function dateInZone(at: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat("en-CA", {
-    timeZone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-  }).format(at);
+  const minute = Math.floor(at.getTime() / 60_000);
+  let entry = dateFormats.get(timeZone);
+  if (!entry) {
+    const format = new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+    });
+    entry = { format, minute: Number.NaN, date: "" };
+    dateFormats.set(timeZone, entry);
+  }
+  if (entry.minute !== minute) {
+    entry.minute = minute;
+    entry.date = entry.format.format(at);
+  }
+  return entry.date;
 }
