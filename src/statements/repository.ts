@@ -168,6 +168,7 @@ export class StatementRepository {
   private readonly insertOp;
   private readonly linkOp;
   private readonly opsPage;
+  private readonly opsJsonPage;
   private readonly dueStmt;
 
   constructor(private readonly sqlite: Database) {
@@ -194,6 +195,21 @@ export class StatementRepository {
     );
     this.opsPage = sqlite.query<OperationDbRow & { seq: number }, [string, string, number, number]>(
       `SELECT so.seq, ${OPERATION_COLUMNS}
+         FROM statement_operations so
+         JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
+        WHERE so.statement_id = ? AND so.seq > ?
+        ORDER BY so.seq LIMIT ?`,
+    );
+    // The json export's operation objects, built by SQLite itself: the same keys and values as
+    // `operationJson` (amounts in rubles with at most two decimals), without a JS object per row.
+    const party = (p: string) =>
+      `json_object('name', o.${p}_name, 'inn', o.${p}_inn, 'kpp', o.${p}_kpp, 'account', o.${p}_account,
+         'bank_name', o.${p}_bank_name, 'bank_bik', o.${p}_bank_bik, 'bank_corr_account', o.${p}_bank_corr_account)`;
+    this.opsJsonPage = sqlite.query<{ seq: number; json: string }, [string, string, number, number]>(
+      `SELECT so.seq, json_object('operation_id', o.operation_id, 'direction', o.direction, 'doc_type', o.doc_type,
+              'doc_number', o.doc_number, 'doc_date', o.doc_date,
+              'amount', CASE WHEN o.amount % 100 = 0 THEN o.amount / 100 ELSE o.amount / 100.0 END,
+              'currency', o.currency, 'purpose', o.purpose, 'payer', ${party("payer")}, 'payee', ${party("payee")}) AS json
          FROM statement_operations so
          JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
         WHERE so.statement_id = ? AND so.seq > ?
@@ -368,6 +384,15 @@ export class StatementRepository {
     return this.opsPage
       .all(statement.bank_account_id, statement.id, afterSeq, limit)
       .map((r) => ({ seq: r.seq, op: operationFromRow(r) }));
+  }
+
+  /** A page of a statement's operations as json export objects (JSON text), after `afterSeq`. */
+  operationsJsonPage(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    afterSeq: number,
+    limit: number,
+  ): { seq: number; json: string }[] {
+    return this.opsJsonPage.all(statement.bank_account_id, statement.id, afterSeq, limit);
   }
 
   docTypes(statementId: string): string[] {

@@ -238,3 +238,21 @@ describe("exports", () => {
     expect(b.openingBalance! + b.totalCredit! - b.totalDebit!).toBe(b.closingBalance!);
   }, 120_000);
 });
+
+describe("json export objects", () => {
+  test("built by SQLite, they equal operationJson of every operation", async () => {
+    const { operationJson } = await import("../../src/statements/export");
+    const t = makeTestApp();
+    const w = t.fixtures.world({ ops_per_day: 50 });
+    const id = await readyStatement(t, w.token, w.account.bank_account_id, "2026-10-01", "2026-10-31");
+    const row = t.services.statementRepo.findById(id)!;
+    const objects = t.services.statementRepo.operationsPage(row, 0, 100_000);
+    const json = t.services.statementRepo.operationsJsonPage(row, 0, 100_000);
+    expect(json).toHaveLength(objects.length);
+    json.forEach((j, i) => {
+      expect(JSON.parse(j.json)).toEqual(operationJson(objects[i]!.op));
+      // Amounts keep at most two decimals in the text itself.
+      expect(j.json).toMatch(/"amount":\d+(\.\d{1,2})?,/);
+    });
+  });
+});
