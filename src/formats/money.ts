@@ -9,6 +9,12 @@ export function formatKopecks(k: number | bigint): string {
   if (typeof k === "number" && !Number.isSafeInteger(k)) {
     throw new RangeError(`kopecks must be a safe integer, got ${k}`);
   }
+  if (typeof k === "number") {
+    // Exact for safe integers: the remainder is an integer, and so is (abs - remainder) / 100.
+    const abs = Math.abs(k);
+    const cents = abs % 100;
+    return `${k < 0 ? "-" : ""}${(abs - cents) / 100}.${cents < 10 ? "0" : ""}${cents}`;
+  }
   const big = BigInt(k);
   const negative = big < 0n;
   const abs = negative ? -big : big;

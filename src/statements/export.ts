@@ -2,12 +2,7 @@
 // memory does not grow with the size of a statement.
 import { csvHeader, csvRows } from "../formats/csv";
 import { kopecksToJsonNumber } from "../formats/money";
-import {
-  encodeCp1251,
-  oneCStatementDocument,
-  oneCStatementFooter,
-  oneCStatementHeader,
-} from "../formats/onec";
+import { encodeCp1251, OneCDocumentEncoder, oneCStatementFooter, oneCStatementHeader } from "../formats/onec";
 import type { DocType, OneCVersion, StatementOperation } from "../formats/types";
 import type { StatementRepository, StatementRow } from "./repository";
 
@@ -108,7 +103,8 @@ export function exportStatement(
           () => "",
         ),
       };
-    case "1c":
+    case "1c": {
+      const encoder = new OneCDocumentEncoder(opts.version);
       return {
         filename: `${base}.txt`,
         contentType: "text/plain; charset=windows-1251",
@@ -130,9 +126,13 @@ export function exportStatement(
                 closingBalance: statement.closing_balance ?? 0,
               }),
             ),
-          (rows) => encodeCp1251(rows.map((r) => oneCStatementDocument(r.op, opts.version)).join("")),
+          (rows) => {
+            for (const r of rows) encoder.document(r.op);
+            return encoder.take();
+          },
           () => encodeCp1251(oneCStatementFooter()),
         ),
       };
+    }
   }
 }
