@@ -5,7 +5,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { BUN, ROOT, type RunningProcess, startServe, tempDir } from "../helpers/server";
+import { BUN, ROOT, type RunningProcess, seedToken, startServe, tempDir } from "../helpers/server";
 
 const RELAY = ["run", join(ROOT, "cli/svc-mcp.ts")];
 const EXPECTED_TOOLS = [
@@ -23,30 +23,8 @@ let token: string;
 let accountId: string;
 
 async function seedMcp(s: RunningProcess) {
-  const company = (await (
-    await s.admin("POST", "/companies", { name: "ООО Тест", inn: "7719617469" })
-  ).json()) as { company_id: string };
-  const account = (await (
-    await s.admin("POST", "/bank-accounts", {
-      company_id: company.company_id,
-      bank: "sandbox",
-      account_number: "40702810938000000001",
-      bik: "044525225",
-      alias: "main",
-    })
-  ).json()) as { bank_account_id: string };
-  const created = (await (
-    await s.admin("POST", "/tokens", {
-      company_id: company.company_id,
-      name: "agent",
-      purpose: "mcp",
-      mode: "test",
-      scope_read_statements: true,
-      accounts: [{ bank_account_id: account.bank_account_id, allow_read_statements: true }],
-      rate_limit_per_minute: 10000,
-    })
-  ).json()) as { token: string };
-  return { accountId: account.bank_account_id, token: created.token };
+  const { accountId, token } = await seedToken(s, { purpose: "mcp", name: "agent" });
+  return { accountId, token };
 }
 
 async function connect(

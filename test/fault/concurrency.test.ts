@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestApp } from "../helpers/app";
-import { type RunningProcess, startServe, tempDir } from "../helpers/server";
+import { type RunningProcess, seedToken, startServe, tempDir } from "../helpers/server";
 import { initSession } from "../mcp/helpers";
 import { MCP, SLOW, STATEMENTS } from "./support";
 
@@ -111,35 +111,14 @@ describe("200 parallel requests, limit 100 per minute", () => {
       "over HTTP with fetch: exactly 100 pass, 100 are 429 with Retry-After",
       async () => {
         server = await startServe({ dbPath: join(dir, "svc.db") });
-        const company = (await (
-          await server.admin("POST", "/companies", { name: "ООО Тест", inn: "7719617469" })
-        ).json()) as { company_id: string };
-        const account = (await (
-          await server.admin("POST", "/bank-accounts", {
-            company_id: company.company_id,
-            bank: "sandbox",
-            account_number: "40702810938000000001",
-            bik: "044525225",
-          })
-        ).json()) as { bank_account_id: string };
-        const token = (await (
-          await server.admin("POST", "/tokens", {
-            company_id: company.company_id,
-            name: "burst",
-            purpose: "integration",
-            mode: "test",
-            scope_read_statements: true,
-            accounts: [{ bank_account_id: account.bank_account_id, allow_read_statements: true }],
-            rate_limit_per_minute: LIMIT,
-          })
-        ).json()) as { token: string };
+        const { token } = await seedToken(server, { name: "burst", rate_limit_per_minute: LIMIT });
         // The window is the wall-clock minute: start early in one so that the burst stays inside it.
         const second = new Date().getUTCSeconds();
         if (second >= 55) await Bun.sleep((61 - second) * 1000);
         const url = `${server.url}${STATEMENTS}`;
         const responses = await Promise.all(
           Array.from({ length: PARALLEL }, () =>
-            fetch(url, { headers: { authorization: `Bearer ${token.token}` } }),
+            fetch(url, { headers: { authorization: `Bearer ${token}` } }),
           ),
         );
         expect(await tally(responses)).toEqual({ passed: LIMIT, limited: PARALLEL - LIMIT });

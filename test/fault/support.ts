@@ -4,14 +4,8 @@ import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../src/app";
-import { ManualClock } from "../../src/clock";
-import { type Config, loadConfig } from "../../src/config";
-import { buildServices } from "../../src/container";
-import { migrate, openDatabase } from "../../src/db/open";
 import { ERROR_STATUS } from "../../src/http/errors";
-import { createLogger } from "../../src/http/logger";
-import { ADMIN_TOKEN, BASE, Fixtures, type TestApp } from "../helpers/app";
+import { ADMIN_TOKEN, BASE, makeTestApp, type TestApp } from "../helpers/app";
 
 export const MCP = "/api/v1/mcp";
 export const STATEMENTS = "/api/v1/integration/statements";
@@ -54,55 +48,16 @@ export interface FileTestApp extends TestApp {
 export function makeFileTestApp(env: Record<string, string> = {}): FileTestApp {
   const dir = mkdtempSync(join(tmpdir(), "svc-fault-"));
   const dbPath = join(dir, "svc.db");
-  const config: Config = loadConfig({
-    SVC_DB_PATH: dbPath,
-    SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-    SVC_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
-    ...env,
-  });
-  const clock = new ManualClock("2026-11-20T09:00:00Z");
-  const logs: string[] = [];
-  const database = openDatabase(dbPath);
-  migrate(database.db);
-  const services = buildServices(
-    config,
-    database,
-    clock,
-    createLogger("debug", (l) => logs.push(l)),
-  );
-  const clientIp = { value: "127.0.0.1" };
-  const app = createApp(services, { socketIp: () => clientIp.value });
-  const request: TestApp["request"] = (method, path, init = {}) => {
-    const headers: Record<string, string> = { ...init.headers };
-    if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
-    let body: string | undefined;
-    if (init.body !== undefined) {
-      body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
-      headers["content-type"] ??= "application/json";
-    }
-    return app.handle(new Request(`${BASE}${path}`, { method, headers, body }));
-  };
-  const admin: TestApp["admin"] = (method, path, body) =>
-    request(method, `/admin/api${path}`, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-  const t: FileTestApp = {
-    app,
-    services,
-    clock,
-    logs,
-    clientIp,
-    request,
-    admin,
-    fixtures: undefined as never,
+  const t = makeTestApp(env, "2026-11-20T09:00:00Z", { dbPath });
+  return Object.assign(t, {
     dbPath,
     dir,
     close() {
-      services.mcp.close();
-      services.database.close();
+      t.services.mcp.close();
+      t.services.database.close();
       rmSync(dir, { recursive: true, force: true });
     },
-  };
-  t.fixtures = new Fixtures(t);
-  return t;
+  });
 }
 
 /** Sends raw bytes (or text) with any content type; nothing is encoded for the caller. */

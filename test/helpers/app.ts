@@ -5,7 +5,7 @@ import type { TokenGrantInput } from "../../src/admin/service";
 import { createApp } from "../../src/app";
 import { ManualClock } from "../../src/clock";
 import { type Config, loadConfig } from "../../src/config";
-import { buildServices, type Services } from "../../src/container";
+import { buildServices, type ServiceOverrides, type Services } from "../../src/container";
 import { migrate, openDatabase } from "../../src/db/open";
 import { withAccountKey } from "../../src/formats/validators";
 import { createLogger } from "../../src/http/logger";
@@ -29,22 +29,34 @@ export interface TestApp {
   fixtures: Fixtures;
 }
 
-export function makeTestApp(env: Record<string, string> = {}, start = "2026-11-20T09:00:00Z"): TestApp {
+export interface TestAppOptions {
+  /** A database file instead of ":memory:" (a second, read-only connection then exists). */
+  dbPath?: string;
+  overrides?: ServiceOverrides;
+}
+
+export function makeTestApp(
+  env: Record<string, string> = {},
+  start = "2026-11-20T09:00:00Z",
+  options: TestAppOptions = {},
+): TestApp {
+  const dbPath = options.dbPath ?? ":memory:";
   const config: Config = loadConfig({
-    SVC_DB_PATH: ":memory:",
+    SVC_DB_PATH: dbPath,
     SVC_ADMIN_TOKEN: ADMIN_TOKEN,
     SVC_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
     ...env,
   });
   const clock = new ManualClock(start);
   const logs: string[] = [];
-  const database = openDatabase(":memory:");
+  const database = openDatabase(dbPath);
   migrate(database.db);
   const services = buildServices(
     config,
     database,
     clock,
     createLogger("debug", (l) => logs.push(l)),
+    options.overrides,
   );
   const clientIp = { value: "127.0.0.1" };
   const app = createApp(services, { socketIp: () => clientIp.value });

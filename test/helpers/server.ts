@@ -109,8 +109,11 @@ export async function startServe(opts: {
   };
 }
 
-/** Company, sandbox account and an integration token, through the admin API of a running server. */
-export async function seedIntegration(server: RunningProcess) {
+/** Company, sandbox account and one token (integration by default), through a running server's admin API. */
+export async function seedToken(
+  server: RunningProcess,
+  opts: { purpose?: "integration" | "mcp"; rate_limit_per_minute?: number; name?: string } = {},
+) {
   const company = (await (
     await server.admin("POST", "/companies", { name: "ООО Тест", inn: "7719617469" })
   ).json()) as {
@@ -128,13 +131,18 @@ export async function seedIntegration(server: RunningProcess) {
   const token = (await (
     await server.admin("POST", "/tokens", {
       company_id: company.company_id,
-      name: "e2e",
-      purpose: "integration",
+      name: opts.name ?? "e2e",
+      purpose: opts.purpose ?? "integration",
       mode: "test",
       scope_read_statements: true,
       accounts: [{ bank_account_id: account.bank_account_id, allow_read_statements: true }],
-      rate_limit_per_minute: 10000,
+      rate_limit_per_minute: opts.rate_limit_per_minute ?? 10000,
     })
   ).json()) as { token: string };
   return { companyId: company.company_id, accountId: account.bank_account_id, token: token.token };
+}
+
+/** Company, sandbox account and an integration token, through the admin API of a running server. */
+export function seedIntegration(server: RunningProcess) {
+  return seedToken(server);
 }

@@ -1,13 +1,8 @@
 // Small helpers for raw JSON-RPC calls against the agent endpoint.
 import { expect } from "bun:test";
-import { createApp } from "../../src/app";
-import { ManualClock } from "../../src/clock";
-import { loadConfig } from "../../src/config";
-import { buildServices, type ServiceOverrides } from "../../src/container";
-import { migrate, openDatabase } from "../../src/db/open";
-import { createLogger } from "../../src/http/logger";
+import type { ServiceOverrides } from "../../src/container";
 import type { McpSession, SessionStore } from "../../src/mcp";
-import { BASE, Fixtures, type TestApp } from "../helpers/app";
+import { makeTestApp, type TestApp } from "../helpers/app";
 
 export const MCP = "/api/v1/mcp";
 
@@ -97,46 +92,7 @@ export async function readyStatement(
 
 /** Like makeTestApp, with service overrides (e.g. a session store that fails). */
 export function makeTestAppWith(overrides: ServiceOverrides, env: Record<string, string> = {}): TestApp {
-  const config = loadConfig({
-    SVC_DB_PATH: ":memory:",
-    SVC_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
-    ...env,
-  });
-  const clock = new ManualClock("2026-11-20T09:00:00Z");
-  const logs: string[] = [];
-  const database = openDatabase(":memory:");
-  migrate(database.db);
-  const services = buildServices(
-    config,
-    database,
-    clock,
-    createLogger("debug", (l) => logs.push(l)),
-    overrides,
-  );
-  const clientIp = { value: "127.0.0.1" };
-  const app = createApp(services, { socketIp: () => clientIp.value });
-  const request: TestApp["request"] = (method, path, init = {}) => {
-    const headers: Record<string, string> = { ...init.headers };
-    if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
-    let body: string | undefined;
-    if (init.body !== undefined) {
-      body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
-      headers["content-type"] ??= "application/json";
-    }
-    return app.handle(new Request(`${BASE}${path}`, { method, headers, body }));
-  };
-  const t: TestApp = {
-    app,
-    services,
-    clock,
-    logs,
-    clientIp,
-    request,
-    admin: () => Promise.reject(new Error("no admin token in this test app")),
-    fixtures: undefined as never,
-  };
-  t.fixtures = new Fixtures(t);
-  return t;
+  return makeTestApp(env, "2026-11-20T09:00:00Z", { overrides });
 }
 
 /** A session store whose every call fails, as an unreachable shared store would. */
