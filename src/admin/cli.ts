@@ -11,7 +11,7 @@ const HELP = `usage: svc admin <object> <action> [options]
   account create --company ID --bank BANK --number 20DIGITS --bik 9DIGITS [--currency RUB] [--alias A]
                  [--ops-per-day N] [--opening-balance RUB] [--credentials JSON]
   account list [--company ID]
-  token create --company ID --name NAME --purpose integration|mcp [--mode live|test]
+  token create --company ID --purpose integration|mcp [--name NAME] [--mode live|test]
                [--read-statements] [--send-payments] [--account ID]... [--allow-ip IP/CIDR]...
                [--rate-limit N] [--expires-at ISO]
                (each --account gets read and/or send rights as the scopes given)
@@ -131,7 +131,7 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
         const created = admin.createToken(
           {
             company_id: required(v.company, "company"),
-            name: required(v.name, "name"),
+            name: v.name ?? `${purpose} token`,
             purpose,
             mode,
             scope_read_statements: v["read-statements"] ?? false,

@@ -477,6 +477,37 @@ describe("svc admin", () => {
       for (const file of [dbPath, `${dbPath}-wal`]) {
         if (existsSync(file)) expect(readFileSync(file).includes(token)).toBe(false);
       }
+
+      // The issue's own example: no --name, one account allowed to read.
+      const acct = await run(account, e);
+      expect(acct.code).toBe(0);
+      const accountId = (JSON.parse(acct.stdout) as { bank_account_id: string }).bank_account_id;
+      const example = await run(
+        [
+          "admin",
+          "token",
+          "create",
+          "--company",
+          company.company_id,
+          "--purpose",
+          "mcp",
+          "--read-statements",
+          "--account",
+          accountId,
+        ],
+        e,
+      );
+      expect(example.code).toBe(0);
+      const view = JSON.parse(example.stdout) as {
+        token: string;
+        name: string;
+        accounts: { bank_account_id: string; allow_read_statements: boolean; allow_send_payments: boolean }[];
+      };
+      expect(view.token).toMatch(/^svc_live_[0-9A-Za-z]{40}$/);
+      expect(view.name).toBe("mcp token");
+      expect(view.accounts).toEqual([
+        { bank_account_id: accountId, allow_read_statements: true, allow_send_payments: false },
+      ]);
     },
     E2E_TIMEOUT_MS,
   );
