@@ -1,6 +1,7 @@
 // The HTTP application: the spine plus every feature's routes. Tests call app.handle(request).
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
+import pkg from "../package.json" with { type: "json" };
 import { adminApi } from "./admin/api";
 import { adminPages } from "./admin/pages";
 import type { Services } from "./container";
@@ -42,7 +43,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         documentation: {
           info: {
             title: "svc",
-            version: options.version ?? "0.0.0",
+            version: options.version ?? pkg.version,
             description:
               "Bank statements for accounting systems (REST) and read-only bank data for AI agents (MCP). " +
               "Every error is {error: {code, message, details?}}; every response carries X-Request-Id.",
@@ -78,7 +79,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         now: () => services.clock.now(),
         allowedOrigins: services.config.mcpAllowedOrigins,
         logger: services.logger,
-        version: options.version ?? "0.0.0",
+        version: options.version ?? pkg.version,
       }),
     )
     .use(
