@@ -17,6 +17,7 @@ import type { OpenedDatabase } from "./db/open";
 import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
 import { SqliteSandboxRequestLog } from "./db/repos/sandbox-requests";
 import { TokenRepository } from "./db/repos/tokens";
+import { ExternalChanges } from "./db/row-cache";
 import type { Logger } from "./http/logger";
 import { createMcpServices, type SessionStore } from "./mcp";
 import { PaymentRepository } from "./payments/repository";
@@ -41,8 +42,10 @@ export function buildServices(
   const { db, sqlite } = database;
   const today = () => dateInZone(clock.now(), config.timezone);
   const companies = new CompanyRepository(db, sqlite);
-  const accounts = new BankAccountRepository(db, sqlite);
-  const tokens = new TokenRepository(db, sqlite);
+  // Another process (`svc admin`) may change tokens and accounts: cached rows follow its commits.
+  const externalChanges = new ExternalChanges(sqlite);
+  const accounts = new BankAccountRepository(db, sqlite, externalChanges);
+  const tokens = new TokenRepository(db, sqlite, externalChanges);
   const audit = new AuditLog(sqlite);
   // Agent calls commit their audit entries in groups; everything else writes its own.
   const agentAudit = new AuditBatcher(audit, sqlite);
@@ -113,6 +116,7 @@ export function buildServices(
     logger,
     today,
     companies,
+    externalChanges,
     accounts,
     tokens,
     audit,

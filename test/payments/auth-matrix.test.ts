@@ -176,10 +176,12 @@ describe.each(routes)("auth matrix: $name", (route) => {
       w.t.services.database.sqlite
         .query("UPDATE bank_accounts SET company_id = ? WHERE id = ?")
         .run(otherCompany, w.accountId);
+      w.t.services.externalChanges.invalidate(); // changed behind the repositories
       await expectError(await route.send(w, bearer(mover.token), moved), 403, "forbidden_company");
       w.t.services.database.sqlite
         .query("UPDATE bank_accounts SET company_id = ? WHERE id = ?")
         .run(w.companyId, w.accountId);
+      w.t.services.externalChanges.invalidate();
     }
 
     // The good token passes every check, with the rate-limit headers.

@@ -369,6 +369,7 @@ describe("auth matrix", () => {
     t.services.database.sqlite
       .query("UPDATE bank_accounts SET bank = 'realbank' WHERE id = ?")
       .run(account.bank_account_id);
+    t.services.externalChanges.invalidate(); // changed behind the repositories
     const testToken = t.fixtures.token(company.company_id, {
       mode: "test",
       accounts: [{ bank_account_id: account.bank_account_id, allow_read_statements: true }],

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../open";
+import { type ExternalChanges, RowCache } from "../row-cache";
 import { bankAccounts, companies } from "../schema";
 
 export type CompanyRow = typeof companies.$inferSelect;
@@ -35,11 +36,14 @@ export class CompanyRepository {
 export class BankAccountRepository {
   private readonly byId;
   private readonly credentialsOf;
+  private readonly cache: RowCache<BankAccountRecord>;
 
   constructor(
     private readonly db: Db,
     sqlite: Database,
+    private readonly changes: ExternalChanges,
   ) {
+    this.cache = new RowCache(changes);
     this.credentialsOf = sqlite.query<{ c: Uint8Array | null }, [string]>(
       "SELECT credentials_enc AS c FROM bank_accounts WHERE id = ?",
     );
@@ -54,10 +58,13 @@ export class BankAccountRepository {
 
   insert(row: BankAccountRow): void {
     this.db.insert(bankAccounts).values(row).run();
+    this.cache.clear();
   }
 
+  /** Treat the result as read-only: it may be shared with other requests. */
   findById(id: string): BankAccountRecord | null {
-    return this.byId.get(id) ?? null;
+    this.changes.check();
+    return this.cache.get(id, () => this.byId.get(id) ?? null);
   }
 
   /** The sealed credentials, for the bank adapter only. */

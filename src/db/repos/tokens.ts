@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../open";
+import { type ExternalChanges, RowCache } from "../row-cache";
 import { apiTokens, tokenAccounts } from "../schema";
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
@@ -38,10 +39,16 @@ export class TokenRepository {
   private readonly grantsOf;
   private readonly touchStmt;
 
+  private readonly records: RowCache<TokenAuthRecord>;
+  private readonly grantLists: RowCache<AccountGrant[]>;
+
   constructor(
     private readonly db: Db,
     private readonly sqlite: Database,
+    private readonly changes: ExternalChanges,
   ) {
+    this.records = new RowCache(changes);
+    this.grantLists = new RowCache(changes);
     this.byHash = sqlite.query<RawAuthRow, [string]>(
       `SELECT id, company_id AS companyId, purpose, mode, scope_read_statements AS scopeReadStatements,
               scope_send_payments AS scopeSendPayments, allowed_ips AS allowedIps,
@@ -57,23 +64,37 @@ export class TokenRepository {
     );
   }
 
+  /** Treat the result as read-only: it may be shared with other requests. */
   findByHash(hash: string): TokenAuthRecord | null {
-    const row = this.byHash.get(hash);
-    if (!row) return null;
-    return {
-      ...row,
-      scopeReadStatements: row.scopeReadStatements === 1,
-      scopeSendPayments: row.scopeSendPayments === 1,
-      allowedIps: JSON.parse(row.allowedIps) as string[],
-    };
+    this.changes.check();
+    return this.records.get(hash, () => {
+      const row = this.byHash.get(hash);
+      if (!row) return null;
+      return {
+        ...row,
+        scopeReadStatements: row.scopeReadStatements === 1,
+        scopeSendPayments: row.scopeSendPayments === 1,
+        allowedIps: JSON.parse(row.allowedIps) as string[],
+      };
+    });
   }
 
+  /** Treat the result as read-only: it may be shared with other requests. */
   grants(tokenId: string): AccountGrant[] {
-    return this.grantsOf.all(tokenId).map((g) => ({
-      bankAccountId: g.bankAccountId,
-      allowReadStatements: g.r === 1,
-      allowSendPayments: g.s === 1,
-    }));
+    return (
+      this.grantLists.get(tokenId, () =>
+        this.grantsOf.all(tokenId).map((g) => ({
+          bankAccountId: g.bankAccountId,
+          allowReadStatements: g.r === 1,
+          allowSendPayments: g.s === 1,
+        })),
+      ) ?? []
+    );
+  }
+
+  private forget(): void {
+    this.records.clear();
+    this.grantLists.clear();
   }
 
   touch(tokenId: string, at: string): void {
@@ -93,6 +114,7 @@ export class TokenRepository {
             .run();
       })
       .immediate();
+    this.forget();
   }
 
   update(id: string, patch: Partial<ApiTokenRow>, grants?: AccountGrant[]): void {
@@ -110,6 +132,7 @@ export class TokenRepository {
         }
       })
       .immediate();
+    this.forget();
   }
 
   findById(id: string): ApiTokenRow | null {

@@ -1,0 +1,62 @@
+// Rows that every authenticated request reads and that change rarely (tokens, their grants, bank
+// accounts) are kept in memory. A cache is emptied when its repository writes, and all of them
+// when another connection has committed anything (PRAGMA data_version moves): a token revoked by
+// `svc admin` from another process fails from the next request on, as one revoked here does.
+import type { Database } from "bun:sqlite";
+
+export class ExternalChanges {
+  private readonly stmt;
+  private version: number;
+  private readonly caches: RowCache<unknown>[] = [];
+
+  constructor(sqlite: Database) {
+    this.stmt = sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
+    this.version = this.read();
+  }
+
+  register(cache: RowCache<unknown>): void {
+    this.caches.push(cache);
+  }
+
+  /** Empties every registered cache if another connection has committed since the last check. */
+  check(): void {
+    const version = this.read();
+    if (version === this.version) return;
+    this.version = version;
+    for (const cache of this.caches) cache.clear();
+  }
+
+  /** Empties every cache: for changes made behind the repositories on this same connection. */
+  invalidate(): void {
+    for (const cache of this.caches) cache.clear();
+  }
+
+  private read(): number {
+    return this.stmt.get()?.data_version ?? 0;
+  }
+}
+
+const MAX_ENTRIES = 10_000;
+
+export class RowCache<V> {
+  private readonly rows = new Map<string, V>();
+
+  constructor(changes: ExternalChanges) {
+    changes.register(this as RowCache<unknown>);
+  }
+
+  /** The cached row, else `load()`'s (cached unless null: misses are not kept). */
+  get(key: string, load: () => V | null): V | null {
+    const hit = this.rows.get(key);
+    if (hit !== undefined) return hit;
+    const row = load();
+    if (row === null) return null;
+    if (this.rows.size >= MAX_ENTRIES) this.rows.clear();
+    this.rows.set(key, row);
+    return row;
+  }
+
+  clear(): void {
+    this.rows.clear();
+  }
+}

@@ -1,0 +1,59 @@
+// Tokens and accounts are cached in memory; a change made by another process (for example
+// `svc admin token revoke` on the same database file) must still count from the next request on.
+import { Database } from "bun:sqlite";
+import { afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { makeTestApp, type TestApp } from "../helpers/app";
+import { expectError } from "../helpers/envelope";
+import { tempDir } from "../helpers/server";
+
+const PATH = "/api/v1/integration/statements";
+const open: { t: TestApp; other: Database }[] = [];
+afterEach(() => {
+  for (const { t, other } of open.splice(0)) {
+    other.close();
+    t.services.mcp.close();
+    t.services.database.close();
+  }
+});
+
+function setup() {
+  const dbPath = join(tempDir(), "svc.db");
+  const t = makeTestApp({}, "2026-11-20T09:00:00Z", { dbPath });
+  const other = new Database(dbPath, { strict: true });
+  other.exec("PRAGMA busy_timeout = 5000");
+  open.push({ t, other });
+  return { t, other };
+}
+
+describe("cached tokens and accounts", () => {
+  test("a token revoked by another process fails from the next request on", async () => {
+    const { t, other } = setup();
+    const w = t.fixtures.world();
+    expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
+    expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
+    other
+      .query("UPDATE api_tokens SET revoked_at = ? WHERE id = ?")
+      .run(t.clock.now().toISOString(), w.tokenId);
+    await expectError(await t.request("GET", PATH, { token: w.token }), 401, "invalid_token");
+  });
+
+  test("a grant withdrawn by another process is refused from the next request on", async () => {
+    const { t, other } = setup();
+    const w = t.fixtures.world();
+    const query = `${PATH}?bank_account_id=${w.account.bank_account_id}`;
+    expect((await t.request("GET", query, { token: w.token })).status).toBe(200);
+    other.query("UPDATE token_accounts SET allow_read_statements = 0 WHERE token_id = ?").run(w.tokenId);
+    await expectError(await t.request("GET", query, { token: w.token }), 403, "forbidden_account");
+  });
+
+  test("changes through this process's admin service count at once (no other connection involved)", async () => {
+    const { t } = setup();
+    const w = t.fixtures.world();
+    expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
+    t.services.admin.patchToken(w.tokenId, { allowed_ips: ["10.0.0.0/8"] });
+    await expectError(await t.request("GET", PATH, { token: w.token }), 403, "forbidden_ip");
+    t.services.admin.patchToken(w.tokenId, { allowed_ips: [] });
+    expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
+  });
+});
