@@ -1,4 +1,4 @@
-// Tokens and accounts are cached in memory; a change made by another process (for example
+// Tokens and accounts are cached in memory (sessions are read each time); a change made by another process (for example
 // `svc admin token revoke` on the same database file) must still count from the next request on.
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
@@ -45,6 +45,25 @@ describe("cached tokens and accounts", () => {
     expect((await t.request("GET", query, { token: w.token })).status).toBe(200);
     other.query("UPDATE token_accounts SET allow_read_statements = 0 WHERE token_id = ?").run(w.tokenId);
     await expectError(await t.request("GET", query, { token: w.token }), 403, "forbidden_account");
+  });
+
+  test("an agent session ended by another instance on the same file is gone from the next request on", async () => {
+    const { t, other } = setup();
+    const w = t.fixtures.world({ purpose: "mcp" });
+    const init = await t.request("POST", "/api/v1/mcp", {
+      token: w.token,
+      body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18" } },
+    });
+    const session = init.headers.get("mcp-session-id")!;
+    const ping = () =>
+      t.request("POST", "/api/v1/mcp", {
+        token: w.token,
+        body: { jsonrpc: "2.0", id: 2, method: "ping" },
+        headers: { "mcp-session-id": session },
+      });
+    expect(((await (await ping()).json()) as { result?: unknown }).result).toEqual({});
+    other.query("DELETE FROM mcp_sessions WHERE id = ?").run(session);
+    expect(((await (await ping()).json()) as { error?: { code: number } }).error?.code).toBe(-32600);
   });
 
   test("changes through this process's admin service count at once (no other connection involved)", async () => {
