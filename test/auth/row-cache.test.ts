@@ -1,5 +1,6 @@
-// Tokens and accounts are cached in memory (sessions are read each time); a change made by another process (for example
-// `svc admin token revoke` on the same database file) must still count from the next request on.
+// Tokens and accounts are cached in memory (sessions are read each time); a change made by
+// another process (for example `svc admin token revoke` on the same database file) must still
+// count from the next request on.
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
