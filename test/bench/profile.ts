@@ -14,6 +14,7 @@ import {
   createTokens,
   mcpHeaders,
   mcpSession,
+  orderRequest,
   orderStatement,
   toolCallBody,
 } from "./lib/svc";
@@ -60,18 +61,11 @@ async function profileOrders(): Promise<void> {
       const day = new Date(Date.parse(`${today}T00:00:00Z`) - (1 + (i % 365)) * 86_400_000)
         .toISOString()
         .slice(0, 10);
-      const res = await fetch(`${server.url}/api/v1/integration/statements`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${tokens[i % tokens.length]!.token}`,
-          "content-type": "application/json",
-        },
-        body: JSON.stringify({
-          bank_account_id: accountId,
-          external_id: `o-${i}`,
-          date_from: day,
-          date_to: day,
-        }),
+      const res = await orderRequest(server.url, tokens[i % tokens.length]!.token, {
+        accountId,
+        externalId: `o-${i}`,
+        from: day,
+        to: day,
       });
       await res.arrayBuffer();
     }

@@ -26,6 +26,7 @@ import {
   mcpCall,
   mcpHeaders,
   mcpSession,
+  orderRequest,
   orderStatement,
   PROTOCOL_VERSION,
   toolCallBody,
@@ -607,18 +608,11 @@ async function ordersSection() {
       for (let i = next++; i < TOTAL; i = next++) {
         const day = addDays(today, -1 - (i % 365));
         const t0 = performance.now();
-        const res = await fetch(`${server.url}/api/v1/integration/statements`, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${tokens[i % tokens.length]!.token}`,
-            "content-type": "application/json",
-          },
-          body: JSON.stringify({
-            bank_account_id: accountId,
-            external_id: `order-${i}`,
-            date_from: day,
-            date_to: day,
-          }),
+        const res = await orderRequest(server.url, tokens[i % tokens.length]!.token, {
+          accountId,
+          externalId: `order-${i}`,
+          from: day,
+          to: day,
         });
         await res.arrayBuffer();
         latencies.push(performance.now() - t0);

@@ -62,24 +62,30 @@ export async function createTokens(
   return out;
 }
 
+/** POST one statement order (the raw response: the load loops count statuses themselves). */
+export function orderRequest(
+  url: string,
+  token: string,
+  o: { accountId: string; externalId: string; from: string; to: string },
+): Promise<Response> {
+  return fetch(`${url}/api/v1/integration/statements`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      bank_account_id: o.accountId,
+      external_id: o.externalId,
+      date_from: o.from,
+      date_to: o.to,
+    }),
+  });
+}
+
 export async function orderStatement(
   url: string,
   token: string,
   o: { accountId: string; externalId: string; from: string; to: string },
 ): Promise<string> {
-  const s = await ok<{ statement_id: string }>(
-    fetch(`${url}/api/v1/integration/statements`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        bank_account_id: o.accountId,
-        external_id: o.externalId,
-        date_from: o.from,
-        date_to: o.to,
-      }),
-    }),
-    "order",
-  );
+  const s = await ok<{ statement_id: string }>(orderRequest(url, token, o), "order");
   return s.statement_id;
 }
 
