@@ -1,8 +1,12 @@
 // The text search answers through one of two query plans (check the first candidates one by one,
 // or list every match); whichever is used, the pages must equal a plain filter over all rows.
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { embeddedMigrations } from "../../src/db/migrations.gen";
+import { migrate } from "../../src/db/open";
 import { ftsQuery, McpReadModel } from "../../src/mcp/read-model";
 import { makeTestApp } from "../helpers/app";
+import { tempDir } from "../helpers/server";
 
 describe("search_operations text plans", () => {
   test("common, medium and rare words give exactly the matching operations, page by page", async () => {
@@ -24,6 +28,8 @@ describe("search_operations text plans", () => {
       `${o.purpose} ${o.payer.name} ${o.payee.name} ${o.doc_number}`.toLowerCase().replaceAll("ё", "е");
     // Small pages make the widest window (400 × limit) smaller than the period, so rare words take
     // the last plan (list the matches) too.
+    // Words of 2 to 8 letters are served by FTS5 prefix indexes, shorter and longer ones are not:
+    // both kinds must give the same answer as the plain filter.
     for (const [word, limit] of [
       "оплата",
       "договору",
@@ -31,6 +37,14 @@ describe("search_operations text plans", () => {
       "заработная",
       "игнорируй",
       "займа",
+      "о",
+      "оп",
+      "опл",
+      "зара",
+      "зарпл",
+      "заработ",
+      "заработн",
+      "заработна",
     ].flatMap((w) => [50, 2, 1].map((l) => [w, l] as const))) {
       const expected = all.filter((o) =>
         text(o)
@@ -59,5 +73,60 @@ describe("search_operations text plans", () => {
         ids: expected.map((o) => o.operation_id),
       });
     }
+  });
+});
+
+describe("migration 0004 (prefix indexes)", () => {
+  test("operations stored before it are found by the rebuilt index, and new ones are indexed", async () => {
+    const t = makeTestApp({}, "2026-11-20T09:00:00Z", { dbPath: join(tempDir(), "svc.db") });
+    const w = t.fixtures.world({ ops_per_day: 10 });
+    const sqlite = t.services.database.sqlite;
+    // The database as 0003 left it: the index without prefix option, 0004 not yet applied.
+    sqlite.exec(`DROP TABLE operations_fts;
+      CREATE VIRTUAL TABLE operations_fts USING fts5(purpose, payer_name, payee_name, doc_number,
+        content='operations', content_rowid='id', tokenize='unicode61 remove_diacritics 2');`);
+    const since = embeddedMigrations.find((m) => m.tag.startsWith("0004_"))!.when;
+    sqlite.query("DELETE FROM __drizzle_migrations WHERE created_at >= ?").run(since);
+    t.services.statements.orderFromUi(w.account.bank_account_id, "2026-10-01", "2026-10-10");
+    await t.services.poller.idle();
+    await t.services.poller.tick();
+    await t.services.poller.idle();
+
+    migrate(t.services.database.db);
+    const ddl = sqlite.query("SELECT sql FROM sqlite_master WHERE name = 'operations_fts'").get() as {
+      sql: string;
+    };
+    expect(ddl.sql).toContain("prefix='2 3 4 5 6 7 8'");
+
+    const read = new McpReadModel(sqlite);
+    const search = (from: string, to: string, word: string) =>
+      read.searchOperations({
+        bankAccountId: w.account.bank_account_id,
+        dateFrom: from,
+        dateTo: to,
+        match: ftsQuery(word)!,
+        limit: 100,
+      });
+    const all = read.searchOperations({
+      bankAccountId: w.account.bank_account_id,
+      dateFrom: "2026-10-01",
+      dateTo: "2026-10-31",
+      limit: 1000,
+    });
+    const word = all[0]!.purpose
+      .toLowerCase()
+      .split(/[^\p{L}]+/u)
+      .find((x) => x.length >= 4)!
+      .slice(0, 4);
+    expect(search("2026-10-01", "2026-10-10", word).length).toBeGreaterThan(0);
+
+    t.services.statements.orderFromUi(w.account.bank_account_id, "2026-10-11", "2026-10-20");
+    await t.services.poller.idle();
+    await t.services.poller.tick();
+    await t.services.poller.idle();
+    const later = search("2026-10-11", "2026-10-20", word);
+    expect(later.length).toBeGreaterThan(0);
+    for (const op of later)
+      expect(`${op.purpose} ${op.payer.name} ${op.payee.name}`.toLowerCase()).toContain(word);
   });
 });
