@@ -1,5 +1,5 @@
 // CPU profiles of the server (for finding what limits a benchmark):
-//   bun run test/bench/profile.ts mcp|rest [seconds]   wrk at 32 connections against one route
+//   bun run test/bench/profile.ts mcp|rest|healthz [seconds]   wrk at 32 connections against one route
 //   bun run test/bench/profile.ts export               one 155k-operation statement, each format
 // Starts svc from source under `bun --cpu-prof`, drives it, stops it, and prints the functions
 // with the most self time and the most inclusive time. The raw profiles (.cpuprofile, Chrome
@@ -23,13 +23,11 @@ import { runWrk, writeRequests } from "./lib/wrk";
 const kind = process.argv[2] ?? "mcp";
 const seconds = Number(process.argv[3] ?? 10);
 const dir = tempDir("svc-profile-");
-const profiled = (profDir: string) => [
-  process.execPath,
-  "--cpu-prof",
-  `--cpu-prof-dir=${profDir}`,
-  "run",
-  join(ROOT, "cli/svc.ts"),
-];
+// PROFILE=off measures the same load without the profiler (for trying a change quickly).
+const profiled = (profDir: string) =>
+  process.env.PROFILE === "off"
+    ? undefined
+    : [process.execPath, "--cpu-prof", `--cpu-prof-dir=${profDir}`, "run", join(ROOT, "cli/svc.ts")];
 
 if (kind === "export") await profileExports();
 else if (kind === "orders") await profileOrders();
@@ -135,6 +133,7 @@ async function profileHttp(): Promise<void> {
     dbPath: join(dir, "svc.db"),
     command: profiled(dir),
     env: { SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? "info" },
+    logFile: process.env.LOG_PIPE ? undefined : join(dir, "stdout.log"),
   });
   const drain = setInterval(() => {
     server.lines.length = 0;
@@ -145,7 +144,9 @@ async function profileHttp(): Promise<void> {
   await server.admin("POST", `/bank-accounts/${accountId}/balance/refresh`);
   const host = new URL(server.url).host;
   const file = join(dir, "requests");
-  if (kind === "mcp") {
+  if (kind === "healthz") {
+    writeRequests(file, host, [{ method: "GET", path: "/healthz", headers: {} }]);
+  } else if (kind === "mcp") {
     const tokens = await createTokens(server, {
       companyId,
       accountIds: [accountId],

@@ -1,5 +1,5 @@
 // Starts the real `svc serve` (from source, or the compiled binary) on a free port.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
@@ -35,6 +35,9 @@ export async function startServe(opts: {
   args?: string[];
   command?: string[];
   cwd?: string;
+  /** Standard output to this file instead of a pipe read here (benchmarks: reading every access
+   *  log line would take CPU from the server being measured). `lines` then stays empty. */
+  logFile?: string;
 }): Promise<RunningProcess> {
   const command = opts.command ?? [BUN, "run", join(ROOT, "cli/svc.ts")];
   const proc = Bun.spawn([...command, "serve", ...(opts.args ?? [])], {
@@ -48,15 +51,18 @@ export async function startServe(opts: {
       ...opts.env,
     },
     stdin: "ignore",
-    stdout: "pipe",
+    stdout: opts.logFile ? Bun.file(opts.logFile) : "pipe",
     stderr: "pipe",
   });
   const lines: string[] = [];
   let url: string | null = null;
-  const reader = proc.stdout.getReader();
+  const logFile = opts.logFile;
+  const stdout = proc.stdout as ReadableStream<Uint8Array> | number | undefined;
+  const reader = typeof stdout === "object" ? stdout.getReader() : null;
   const decoder = new TextDecoder();
   let buffered = "";
   const pump = (async () => {
+    if (!reader) return;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
@@ -74,6 +80,12 @@ export async function startServe(opts: {
   })();
   for (let i = 0; i < 300 && url === null; i++) {
     if (proc.exitCode !== null) break;
+    if (logFile && existsSync(logFile)) {
+      const line = readFileSync(logFile, "utf8")
+        .split("\n")
+        .find((l) => l.includes('"msg":"listening"'));
+      if (line) url = (JSON.parse(line) as { url: string }).url;
+    }
     await Bun.sleep(20);
   }
   if (url === null) {

@@ -1,0 +1,122 @@
+// Server-side cost per request without the network: app.handle() in a loop, 32 requests in flight,
+// for the REST poll and the agent get_balance call. For trying a change to the request path:
+//   bun run test/bench/inproc.ts [rest|mcp|both] [requests]
+import { join } from "node:path";
+import { makeTestApp } from "../helpers/app";
+import { tempDir } from "../helpers/server";
+import { mcpHeaders, PROTOCOL_VERSION, toolCallBody } from "./lib/svc";
+
+const which = process.argv[2] ?? "both";
+const total = Number(process.argv[3] ?? 100_000);
+const t = makeTestApp({ SVC_LOG_LEVEL: "info" }, "2026-11-20T09:00:00Z", {
+  dbPath: join(tempDir("svc-inproc-"), "svc.db"),
+});
+t.logs.length = 0;
+const drain = setInterval(() => {
+  t.logs.length = 0;
+}, 100);
+
+function world(purpose: "integration" | "mcp") {
+  const company = t.fixtures.company();
+  const account = t.fixtures.account(company.company_id, "sandbox", { ops_per_day: 5 });
+  const token = t.fixtures.token(company.company_id, {
+    purpose,
+    rate_limit_per_minute: 10_000,
+    accounts: [{ bank_account_id: account.bank_account_id, allow_read_statements: true }],
+  });
+  return { account, token: token.token };
+}
+
+async function measure(name: string, make: (i: number) => Request): Promise<void> {
+  for (let i = 0; i < 2000; i++) await (await t.app.handle(make(i))).arrayBuffer();
+  const inFlight = 32;
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    for (let i = next++; i < total; i = next++) {
+      // A new rate-limit window every 5000 requests (the highest limit a token can have is 10k/min).
+      if (i % 5000 === 0) t.clock.advance(61_000);
+      const res = await t.app.handle(make(i));
+      if (res.status !== 200) throw new Error(`${name}: HTTP ${res.status} ${await res.text()}`);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  const ms = performance.now() - started;
+  process.stdout.write(
+    `${name}: ${((ms * 1000) / total).toFixed(1)} µs/request, ${Math.round(total / (ms / 1000))} req/s\n`,
+  );
+}
+
+if (which === "healthz" || which === "both")
+  await measure("healthz", () => new Request("http://localhost/healthz"));
+if (which === "rest" || which === "both") {
+  const w = world("integration");
+  const tokens = [w.token];
+  const ordered = await t.request("POST", "/api/v1/integration/statements", {
+    token: w.token,
+    body: {
+      bank_account_id: w.account.bank_account_id,
+      external_id: "p",
+      date_from: "2026-11-19",
+      date_to: "2026-11-19",
+    },
+  });
+  const id = ((await ordered.json()) as { statement_id: string }).statement_id;
+  if (process.env.PARTS) {
+    const bench = (name: string, f: () => unknown, n = 200_000) => {
+      const started = performance.now();
+      for (let i = 0; i < n; i++) {
+        if (i % 5000 === 0) t.clock.advance(61_000);
+        f();
+      }
+      process.stdout.write(`  ${name}: ${(((performance.now() - started) * 1000) / n).toFixed(2)} µs\n`);
+    };
+    const auth = `Bearer ${tokens[0]}`;
+    const need = { purpose: "integration", scope: "read_statements" } as const;
+    bench("guard.authenticate", () => t.services.guard.authenticate(auth, "127.0.0.1", need));
+    const { principal } = t.services.guard.authenticate(auth, "127.0.0.1", need);
+    bench("statements.get", () => t.services.statements.get(principal, id));
+    bench("repo.findById", () => t.services.statementRepo.findById(id));
+    bench("JSON of view", () => JSON.stringify(t.services.statements.get(principal, id)));
+  }
+  await measure(
+    "rest poll",
+    () =>
+      new Request(`http://localhost/api/v1/integration/statements/${id}`, {
+        headers: { authorization: `Bearer ${tokens[0]}` },
+      }),
+  );
+}
+if (which === "mcp" || which === "both") {
+  const w = world("mcp");
+  const init = await t.app.handle(
+    new Request("http://localhost/api/v1/mcp", {
+      method: "POST",
+      headers: mcpHeaders(w.token),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: "b", version: "1" },
+        },
+      }),
+    }),
+  );
+  const session = init.headers.get("mcp-session-id")!;
+  const body = toolCallBody("get_balance", { bank_account_id: w.account.bank_account_id });
+  await measure(
+    "mcp get_balance",
+    () =>
+      new Request("http://localhost/api/v1/mcp", {
+        method: "POST",
+        headers: mcpHeaders(w.token, session),
+        body,
+      }),
+  );
+}
+clearInterval(drain);
+process.exit(0);
