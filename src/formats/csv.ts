@@ -1,7 +1,9 @@
 // Statement CSV export: UTF-8, "," delimiter, RFC 4180 quoting, CRLF records, header row.
-// Header and rows are separate calls so a caller can stream rows in chunks.
+// Header and rows are separate calls so a caller can stream rows in chunks. d3-dsv quotes each
+// field (a value holding a comma, a double quote, CR or LF is quoted, inner quotes doubled);
+// records end in CRLF, as RFC 4180 has them.
 
-import { stringify } from "csv-stringify/sync";
+import { csvFormatRow } from "d3-dsv";
 import { formatKopecks } from "./money";
 import type { StatementOperation } from "./types";
 
@@ -19,13 +21,6 @@ export const CSV_COLUMNS = [
   "payee_account",
   "purpose",
 ] as const;
-
-const STRINGIFY_OPTIONS = {
-  delimiter: ",",
-  record_delimiter: "\r\n",
-  // With a custom record delimiter csv-stringify stops quoting bare "\n"/"\r" unless asked to.
-  quote_record_delimiter: true,
-} as const;
 
 /** One CSV record's values in CSV_COLUMNS order. */
 export function csvRecord(op: StatementOperation): string[] {
@@ -47,12 +42,26 @@ export function csvRecord(op: StatementOperation): string[] {
 
 /** The header line, CRLF-terminated. */
 export function csvHeader(): string {
-  return stringify([[...CSV_COLUMNS]], STRINGIFY_OPTIONS);
+  return `${csvFormatRow([...CSV_COLUMNS])}\r\n`;
+}
+
+/** A record's values as the database holds them: CSV_COLUMNS order, amount in kopecks. */
+export type StoredCsvValues = (string | number)[];
+
+/** CRLF-terminated records from stored values (the export's hot path: no object per row). The
+ *  arrays are reused: their amounts are replaced by the formatted ones. */
+export function csvLinesFromStored(rows: StoredCsvValues[]): string {
+  let text = "";
+  for (const values of rows) {
+    values[2] = formatKopecks(values[2] as number);
+    text += `${csvFormatRow(values as string[])}\r\n`;
+  }
+  return text;
 }
 
 /** A chunk of CRLF-terminated records; an empty input gives "". */
 export function csvRows(ops: Iterable<StatementOperation>): string {
-  const records: string[][] = [];
-  for (const op of ops) records.push(csvRecord(op));
-  return records.length === 0 ? "" : stringify(records, STRINGIFY_OPTIONS);
+  let text = "";
+  for (const op of ops) text += `${csvFormatRow(csvRecord(op))}\r\n`;
+  return text;
 }

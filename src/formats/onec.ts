@@ -233,53 +233,90 @@ function compositeName(party: Party): string {
   return party.inn === "" ? party.name : `ИНН ${party.inn} ${party.name}`;
 }
 
-function partyFields(prefix: "Плательщик" | "Получатель", party: Party): Array<[string, string]> {
-  return [
-    [prefix, compositeName(party)],
-    [`${prefix}ИНН`, party.inn],
-    [`${prefix}1`, party.name],
-    [`${prefix}РасчСчет`, party.account],
-    [`${prefix}Банк1`, party.bank_name],
-    [`${prefix}БИК`, party.bank_bik],
-    [`${prefix}Корсчет`, party.bank_corr_account],
-  ];
+/** Where the document writer puts each key and value, in file order. */
+export type OneCFieldSink = (key: string, value: string) => void;
+
+const PARTY_KEYS = {
+  Плательщик: [
+    "Плательщик",
+    "ПлательщикИНН",
+    "Плательщик1",
+    "ПлательщикРасчСчет",
+    "ПлательщикБанк1",
+    "ПлательщикБИК",
+    "ПлательщикКорсчет",
+  ],
+  Получатель: [
+    "Получатель",
+    "ПолучательИНН",
+    "Получатель1",
+    "ПолучательРасчСчет",
+    "ПолучательБанк1",
+    "ПолучательБИК",
+    "ПолучательКорсчет",
+  ],
+} as const;
+
+function writeParty(prefix: "Плательщик" | "Получатель", party: Party, field: OneCFieldSink): void {
+  const keys = PARTY_KEYS[prefix];
+  field(keys[0], compositeName(party));
+  field(keys[1], party.inn);
+  field(keys[2], party.name);
+  field(keys[3], party.account);
+  field(keys[4], party.bank_name);
+  field(keys[5], party.bank_bik);
+  field(keys[6], party.bank_corr_account);
 }
 
 /**
  * The key/value lines of one СекцияДокумент block for a statement operation, in order, from
- * `СекцияДокумент` up to (not including) `КонецДокумента`. Version 1.03 adds КодНазПлатежа and
- * Код (empty when null); 1.02 never writes them. Throws RangeError on bad input.
+ * `СекцияДокумент` up to (not including) `КонецДокумента`, given to `field` one by one (the
+ * export encodes them as they come, without a list per document). Version 1.03 adds
+ * КодНазПлатежа and Код (empty when null); 1.02 never writes them. Throws RangeError on bad input.
  */
-export function statementDocumentFields(
+export function writeStatementDocumentFields(
   op: StatementOperation,
   version: OneCVersion,
-): Array<[string, string]> {
+  field: OneCFieldSink,
+): void {
   assertVersion(version);
   if (!Number.isSafeInteger(op.amount) || op.amount < 0) {
     throw new RangeError(`amount must be non-negative integer kopecks, got ${op.amount}`);
   }
   const date = isoToRu(op.doc_date);
   const v103 = version === "1.03";
-  const out: Array<[string, string]> = [
-    ["СекцияДокумент", ONEC_DOC_KINDS[op.doc_type]],
-    ["Номер", op.doc_number],
-    ["Дата", date],
-    ["Сумма", formatKopecks(op.amount)],
-    ["ПлательщикСчет", op.payer.account],
-  ];
-  if (op.direction === "debit") out.push(["ДатаСписано", date]);
-  out.push(...partyFields("Плательщик", op.payer), ["ПолучательСчет", op.payee.account]);
-  if (op.direction === "credit") out.push(["ДатаПоступило", date]);
-  out.push(...partyFields("Получатель", op.payee));
-  if (v103) out.push(["КодНазПлатежа", op.purpose_code ?? ""]);
-  out.push(["ВидОплаты", ONEC_PAYMENT_KIND_CODES[op.doc_type]]);
-  if (v103) out.push(["Код", op.uin ?? ""]);
-  out.push(...purposeFields(op.purpose));
-  out.push(
-    ["ПлательщикКПП", op.payer.kpp],
-    ["ПолучательКПП", op.payee.kpp],
-    ["Очередность", op.priority ?? ""],
-  );
+  field("СекцияДокумент", ONEC_DOC_KINDS[op.doc_type]);
+  field("Номер", op.doc_number);
+  field("Дата", date);
+  field("Сумма", formatKopecks(op.amount));
+  field("ПлательщикСчет", op.payer.account);
+  if (op.direction === "debit") field("ДатаСписано", date);
+  writeParty("Плательщик", op.payer, field);
+  field("ПолучательСчет", op.payee.account);
+  if (op.direction === "credit") field("ДатаПоступило", date);
+  writeParty("Получатель", op.payee, field);
+  if (v103) field("КодНазПлатежа", op.purpose_code ?? "");
+  field("ВидОплаты", ONEC_PAYMENT_KIND_CODES[op.doc_type]);
+  if (v103) field("Код", op.uin ?? "");
+  if (op.purpose.includes("\n") || op.purpose.includes("\r")) {
+    for (const [key, value] of purposeFields(op.purpose)) field(key, value);
+  } else {
+    field("НазначениеПлатежа", op.purpose);
+  }
+  field("ПлательщикКПП", op.payer.kpp);
+  field("ПолучательКПП", op.payee.kpp);
+  field("Очередность", op.priority ?? "");
+}
+
+/** `writeStatementDocumentFields` as a list of [key, value]. */
+export function statementDocumentFields(
+  op: StatementOperation,
+  version: OneCVersion,
+): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  writeStatementDocumentFields(op, version, (key, value) => {
+    out.push([key, value]);
+  });
   return out;
 }
 
@@ -314,31 +351,12 @@ export class OneCDocumentEncoder {
   private len = 0;
   private readonly keys = new Map<string, Uint8Array>();
   private readonly end = iconv.encode(DOCUMENT_END, "win1251");
+  private readonly field: OneCFieldSink = (key, value) => this.write(key, value);
 
   constructor(private readonly version: OneCVersion) {}
 
   document(op: StatementOperation): void {
-    for (const [key, value] of statementDocumentFields(op, this.version)) {
-      let keyBytes = this.keys.get(key);
-      if (!keyBytes) {
-        keyBytes = iconv.encode(`${key}=`, "win1251");
-        this.keys.set(key, keyBytes);
-      }
-      this.ensure(keyBytes.length + value.length + 2);
-      this.buf.set(keyBytes, this.len);
-      this.len += keyBytes.length;
-      for (let i = 0; i < value.length; i++) {
-        const unit = value.charCodeAt(i);
-        if (unit === 13 || unit === 10) {
-          if (unit === 13 && value.charCodeAt(i + 1) === 10) i++;
-          this.buf[this.len++] = 0x20;
-        } else {
-          this.buf[this.len++] = CP1251[unit]!;
-        }
-      }
-      this.buf[this.len++] = 13;
-      this.buf[this.len++] = 10;
-    }
+    writeStatementDocumentFields(op, this.version, this.field);
     this.ensure(this.end.length);
     this.buf.set(this.end, this.len);
     this.len += this.end.length;
@@ -349,6 +367,31 @@ export class OneCDocumentEncoder {
     const out = this.buf.slice(0, this.len);
     this.len = 0;
     return out;
+  }
+
+  private write(key: string, value: string): void {
+    let keyBytes = this.keys.get(key);
+    if (!keyBytes) {
+      keyBytes = iconv.encode(`${key}=`, "win1251");
+      this.keys.set(key, keyBytes);
+    }
+    this.ensure(keyBytes.length + value.length + 2);
+    const buf = this.buf;
+    buf.set(keyBytes, this.len);
+    let len = this.len + keyBytes.length;
+    const n = value.length;
+    for (let i = 0; i < n; i++) {
+      const unit = value.charCodeAt(i);
+      if (unit >= 0x80) buf[len++] = CP1251[unit]!;
+      else if (unit !== 13 && unit !== 10) buf[len++] = unit;
+      else {
+        if (unit === 13 && value.charCodeAt(i + 1) === 10) i++;
+        buf[len++] = 0x20;
+      }
+    }
+    buf[len++] = 13;
+    buf[len++] = 10;
+    this.len = len;
   }
 
   private ensure(extra: number): void {

@@ -1,6 +1,6 @@
 // Statement exports as streams: operations are read page by page and written chunk by chunk, so
 // memory does not grow with the size of a statement.
-import { csvHeader, csvRows } from "../formats/csv";
+import { csvHeader, csvLinesFromStored } from "../formats/csv";
 import { kopecksToJsonNumber } from "../formats/money";
 import { encodeCp1251, OneCDocumentEncoder, oneCStatementFooter, oneCStatementHeader } from "../formats/onec";
 import type { DocType, OneCVersion, StatementOperation } from "../formats/types";
@@ -97,9 +97,9 @@ export function exportStatement(
         filename: `${base}.csv`,
         contentType: "text/csv; charset=utf-8",
         body: pagedStream(
-          (after) => repo.operationsPage(statement, after, PAGE),
+          (after) => repo.operationsCsvPage(statement, after, PAGE),
           csvHeader,
-          (rows) => csvRows(rows.map((r) => r.op)),
+          (rows) => csvLinesFromStored(rows.map((r) => r.values)),
           () => "",
         ),
       };

@@ -1,6 +1,7 @@
 // Statement orders, their operations and cached balances. Writes that belong together run in one
 // synchronous BEGIN IMMEDIATE transaction.
 import type { Database } from "bun:sqlite";
+import type { StoredCsvValues } from "../formats/csv";
 import type { StatementOperation } from "../formats/types";
 
 export type StatementStatus = "processing" | "ready" | "failed";
@@ -169,6 +170,7 @@ export class StatementRepository {
   private readonly linkOp;
   private readonly opsPage;
   private readonly opsJsonPage;
+  private readonly opsCsvPage;
   private readonly dueStmt;
 
   constructor(private readonly sqlite: Database) {
@@ -195,6 +197,16 @@ export class StatementRepository {
     );
     this.opsPage = sqlite.query<OperationDbRow & { seq: number }, [string, string, number, number]>(
       `SELECT so.seq, ${OPERATION_COLUMNS}
+         FROM statement_operations so
+         JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
+        WHERE so.statement_id = ? AND so.seq > ?
+        ORDER BY so.seq LIMIT ?`,
+    );
+    // The csv export's values, in CSV_COLUMNS order after seq (amount still in kopecks), read as
+    // arrays: no object per row.
+    this.opsCsvPage = sqlite.query<Record<string, unknown>, [string, string, number, number]>(
+      `SELECT so.seq, o.doc_date, o.doc_number, o.amount, o.currency, o.direction, o.payer_inn, o.payer_name,
+              o.payer_account, o.payee_inn, o.payee_name, o.payee_account, o.purpose
          FROM statement_operations so
          JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
         WHERE so.statement_id = ? AND so.seq > ?
@@ -384,6 +396,18 @@ export class StatementRepository {
     return this.opsPage
       .all(statement.bank_account_id, statement.id, afterSeq, limit)
       .map((r) => ({ seq: r.seq, op: operationFromRow(r) }));
+  }
+
+  /** A page of a statement's operations as stored csv values (CSV_COLUMNS order, amount in
+   *  kopecks), after `afterSeq`. */
+  operationsCsvPage(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    afterSeq: number,
+    limit: number,
+  ): { seq: number; values: StoredCsvValues }[] {
+    return this.opsCsvPage
+      .values(statement.bank_account_id, statement.id, afterSeq, limit)
+      .map((v) => ({ seq: v[0] as number, values: v.slice(1) as StoredCsvValues }));
   }
 
   /** A page of a statement's operations as json export objects (JSON text), after `afterSeq`. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parse } from "csv-parse/sync";
-import { CSV_COLUMNS, csvHeader, csvRows } from "../../src/formats/csv";
+import { CSV_COLUMNS, csvHeader, csvLinesFromStored, csvRecord, csvRows } from "../../src/formats/csv";
 import type { StatementOperation } from "../../src/formats/types";
 import { SAMPLE_OPERATIONS } from "./sample-operations";
 
@@ -83,5 +83,16 @@ describe("statement CSV", () => {
       yield* SAMPLE_OPERATIONS;
     }
     expect(csvRows(gen())).toBe(csvRows(SAMPLE_OPERATIONS));
+  });
+
+  test("the export's path from stored values (amount in kopecks) writes the same text", () => {
+    const ops = [...SAMPLE_OPERATIONS, withPurpose('a, "b"\r\nc', "Name, Inc.")];
+    const stored = ops.map((op) => {
+      const values: (string | number)[] = csvRecord(op);
+      values[2] = op.amount;
+      return values;
+    });
+    expect(csvLinesFromStored(stored)).toBe(csvRows(ops));
+    expect(csvLinesFromStored([])).toBe("");
   });
 });
