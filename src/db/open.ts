@@ -62,11 +62,12 @@ export function embeddedMigrationMeta(): MigrationMeta[] {
   }));
 }
 
-/** Applies pending migrations with drizzle's own migrator, from the migrations embedded at build time. */
-export function migrate(db: Db): void {
+/** Applies pending migrations with drizzle's own migrator, from the migrations embedded at build
+ *  time (a test may pass the first few, to build a database as an older release left it). */
+export function migrate(db: Db, migrations: MigrationMeta[] = embeddedMigrationMeta()): void {
   const dialect = (
     db as unknown as { dialect: { migrate: (m: MigrationMeta[], s: unknown, c: object) => void } }
   ).dialect;
   const session = (db as unknown as { session: unknown }).session;
-  dialect.migrate(embeddedMigrationMeta(), session, { migrationsFolder: "(embedded)" });
+  dialect.migrate(migrations, session, { migrationsFolder: "(embedded)" });
 }

@@ -107,6 +107,54 @@ if (which === "mcp" || which === "both") {
     }),
   );
   const session = init.headers.get("mcp-session-id")!;
+  if (process.env.PARTS) {
+    const bench = async (name: string, f: () => unknown, n = 100_000) => {
+      const started = performance.now();
+      for (let i = 0; i < n; i++) {
+        if (i % 5000 === 0) t.clock.advance(61_000);
+        const r = f();
+        if (r instanceof Promise) await r;
+      }
+      process.stdout.write(`  ${name}: ${(((performance.now() - started) * 1000) / n).toFixed(2)} µs\n`);
+    };
+    const auth = `Bearer ${w.token}`;
+    const need = { purpose: "mcp", scope: "read_statements" } as const;
+    const { principal } = t.services.guard.authenticate(auth, "127.0.0.1", need);
+    const { callTool } = await import("../../src/mcp/tools/registry");
+    const args = { bank_account_id: w.account.bank_account_id };
+    await bench("guard.authenticate", () => t.services.guard.authenticate(auth, "127.0.0.1", need));
+    await bench("sessions.validate", () => t.services.mcp.sessions.validate(session, principal.tokenId));
+    await bench("callTool get_balance", () =>
+      callTool(t.services.mcp.tools, { principal }, "get_balance", args),
+    );
+    const out = callTool(t.services.mcp.tools, { principal }, "get_balance", args);
+    await bench("JSON of result", () =>
+      JSON.stringify({ jsonrpc: "2.0", id: 2, result: (out as { result: unknown }).result }),
+    );
+    const entry = {
+      at: new Date(),
+      actor: "token" as const,
+      apiTokenId: principal.tokenId,
+      mcpSessionId: session,
+      action: "mcp.get_balance",
+      tool: "get_balance",
+      arguments: args,
+      outcome: "ok",
+      durationMs: 1,
+      requestId: "x",
+      ip: "127.0.0.1",
+      transport: "http" as const,
+    };
+    await bench("audit insert (own tx)", () => t.services.audit.write(entry), 20_000);
+    await bench(
+      "audit 32 per tx",
+      () =>
+        t.services.database.sqlite.transaction(() => {
+          for (let k = 0; k < 32; k++) t.services.audit.write(entry);
+        })(),
+      2_000,
+    );
+  }
   const body = toolCallBody("get_balance", { bank_account_id: w.account.bank_account_id });
   await measure(
     "mcp get_balance",

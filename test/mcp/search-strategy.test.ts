@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { embeddedMigrations } from "../../src/db/migrations.gen";
-import { migrate } from "../../src/db/open";
+import { embeddedMigrationMeta, migrate, openDatabase } from "../../src/db/open";
 import { ftsQuery, McpReadModel } from "../../src/mcp/read-model";
 import { makeTestApp } from "../helpers/app";
 import { tempDir } from "../helpers/server";
@@ -78,27 +78,32 @@ describe("search_operations text plans", () => {
 
 describe("migration 0004 (prefix indexes)", () => {
   test("operations stored before it are found by the rebuilt index, and new ones are indexed", async () => {
-    const t = makeTestApp({}, "2026-11-20T09:00:00Z", { dbPath: join(tempDir(), "svc.db") });
+    const dir = tempDir();
+    // Operations made by the current code in database A …
+    const t = makeTestApp({}, "2026-11-20T09:00:00Z", { dbPath: join(dir, "a.db") });
     const w = t.fixtures.world({ ops_per_day: 10 });
-    const sqlite = t.services.database.sqlite;
-    // The database as 0003 left it: the index without prefix option, 0004 not yet applied.
-    sqlite.exec(`DROP TABLE operations_fts;
-      CREATE VIRTUAL TABLE operations_fts USING fts5(purpose, payer_name, payee_name, doc_number,
-        content='operations', content_rowid='id', tokenize='unicode61 remove_diacritics 2');`);
-    const since = embeddedMigrations.find((m) => m.tag.startsWith("0004_"))!.when;
-    sqlite.query("DELETE FROM __drizzle_migrations WHERE created_at >= ?").run(since);
-    t.services.statements.orderFromUi(w.account.bank_account_id, "2026-10-01", "2026-10-10");
+    t.services.statements.orderFromUi(w.account.bank_account_id, "2026-10-01", "2026-10-20");
     await t.services.poller.idle();
     await t.services.poller.tick();
     await t.services.poller.idle();
+    // … copied into database B as the release before 0004 left it.
+    const b = openDatabase(join(dir, "b.db"));
+    const before0004 = embeddedMigrations.findIndex((m) => m.tag.startsWith("0004_"));
+    migrate(b.db, embeddedMigrationMeta().slice(0, before0004));
+    b.sqlite.exec(`ATTACH '${join(dir, "a.db")}' AS a`);
+    const copy = (where: string) =>
+      b.sqlite.exec(`INSERT INTO operations SELECT * FROM a.operations WHERE ${where}`);
+    b.sqlite.exec("INSERT INTO companies SELECT * FROM a.companies");
+    b.sqlite.exec("INSERT INTO bank_accounts SELECT * FROM a.bank_accounts");
+    copy("doc_date <= '2026-10-10'");
 
-    migrate(t.services.database.db);
-    const ddl = sqlite.query("SELECT sql FROM sqlite_master WHERE name = 'operations_fts'").get() as {
+    migrate(b.db);
+    const ddl = b.sqlite.query("SELECT sql FROM sqlite_master WHERE name = 'operations_fts'").get() as {
       sql: string;
     };
     expect(ddl.sql).toContain("prefix='2 3 4 5 6 7 8'");
 
-    const read = new McpReadModel(sqlite);
+    const read = new McpReadModel(b.sqlite);
     const search = (from: string, to: string, word: string) =>
       read.searchOperations({
         bankAccountId: w.account.bank_account_id,
@@ -107,26 +112,26 @@ describe("migration 0004 (prefix indexes)", () => {
         match: ftsQuery(word)!,
         limit: 100,
       });
-    const all = read.searchOperations({
+    const stored = read.searchOperations({
       bankAccountId: w.account.bank_account_id,
       dateFrom: "2026-10-01",
-      dateTo: "2026-10-31",
+      dateTo: "2026-10-10",
       limit: 1000,
     });
-    const word = all[0]!.purpose
+    expect(stored.length).toBe(100);
+    const word = stored[0]!.purpose
       .toLowerCase()
       .split(/[^\p{L}]+/u)
       .find((x) => x.length >= 4)!
       .slice(0, 4);
+    const contains = (ops: { purpose: string; payer: { name: string }; payee: { name: string } }[]) =>
+      ops.filter((o) => `${o.purpose} ${o.payer.name} ${o.payee.name}`.toLowerCase().includes(word));
     expect(search("2026-10-01", "2026-10-10", word).length).toBeGreaterThan(0);
 
-    t.services.statements.orderFromUi(w.account.bank_account_id, "2026-10-11", "2026-10-20");
-    await t.services.poller.idle();
-    await t.services.poller.tick();
-    await t.services.poller.idle();
+    copy("doc_date > '2026-10-10'");
     const later = search("2026-10-11", "2026-10-20", word);
     expect(later.length).toBeGreaterThan(0);
-    for (const op of later)
-      expect(`${op.purpose} ${op.payer.name} ${op.payee.name}`.toLowerCase()).toContain(word);
+    expect(contains(later)).toEqual(later);
+    b.close();
   });
 });
