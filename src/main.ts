@@ -7,6 +7,7 @@ import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./clock"
 import { type Config, ConfigError, decodeSecretKey } from "./config";
 import { buildServices, type Services } from "./container";
 import { migrate, openDatabase } from "./db/open";
+import { WalCheckpointer } from "./db/wal-checkpointer";
 import { demoBanner, seedDemo } from "./demo";
 import { createLogger, flushStdout, type Logger } from "./http/logger";
 
@@ -66,7 +67,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const services = openServices(config, options);
   const { logger } = services;
   const app = createApp(services, { version: VERSION });
-  const workers: Worker[] = [services.poller, services.balanceRefresher, services.mcp.sweeper];
+  const workers: Worker[] = [
+    services.poller,
+    services.balanceRefresher,
+    services.mcp.sweeper,
+    new WalCheckpointer(services.database.sqlite, config.dbPath, logger),
+  ];
 
   const demo = options.demo ? seedDemo(services.admin) : null;
 

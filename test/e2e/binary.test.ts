@@ -1,5 +1,5 @@
-// The compiled `svc` from a directory that holds no source tree: migrations are embedded, the
-// server starts, orders a statement and exports it.
+// The compiled `svc` from a directory that holds no source tree: migrations and the checkpoint
+// worker are embedded, the server starts, orders a statement and exports it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -75,5 +75,9 @@ describe("compiled svc", () => {
     expect(exported.headers.get("content-type")).toBe("text/plain; charset=windows-1251");
     expect((await fetch(`${server.url}/docs/json`)).status).toBe(200);
     expect(await server.stop("SIGTERM")).toBe(0);
+    // The checkpoint worker is a second entrypoint of the binary: it must be found and run.
+    const messages = server.lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(messages).toContain("database checkpoints run in a worker thread");
+    expect(messages).not.toContain("checkpoint worker failed; checkpoints happen on commit again");
   }, 60_000);
 });

@@ -1,0 +1,42 @@
+// Runs in its own thread (see wal-checkpointer.ts): copies the WAL of the server's database back
+// into the database file every interval. PASSIVE never waits for a lock and never blocks the
+// server's readers or writer; the copy and its fsync happen here instead of inside a request.
+import { Database } from "bun:sqlite";
+
+declare const self: Worker;
+
+export interface CheckpointWorkerStart {
+  path: string;
+  intervalMs: number;
+}
+
+let db: Database | null = null;
+let timer: ReturnType<typeof setInterval> | null = null;
+
+function checkpoint(): void {
+  db?.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+}
+
+self.onmessage = (event: MessageEvent<CheckpointWorkerStart | "stop">) => {
+  if (event.data === "stop") {
+    if (timer) clearInterval(timer);
+    try {
+      checkpoint();
+    } finally {
+      db?.close();
+      db = null;
+      self.postMessage("stopped");
+    }
+    return;
+  }
+  db = new Database(event.data.path);
+  db.exec("PRAGMA busy_timeout = 5000");
+  timer = setInterval(() => {
+    try {
+      checkpoint();
+    } catch (e) {
+      self.postMessage({ error: e instanceof Error ? e.message : String(e) });
+    }
+  }, event.data.intervalMs);
+  self.postMessage("started");
+};

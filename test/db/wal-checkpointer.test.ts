@@ -1,0 +1,80 @@
+// The WAL is copied back into the database file by a worker thread, not inside the server's
+// commits; if the worker cannot run, SQLite's own checkpoint-on-commit is back.
+import { describe, expect, test } from "bun:test";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { openDatabase } from "../../src/db/open";
+import { SAFETY_NET_PAGES, WalCheckpointer } from "../../src/db/wal-checkpointer";
+import type { Logger } from "../../src/http/logger";
+import { tempDir } from "../helpers/server";
+
+function recordingLogger() {
+  const lines: { level: string; msg: string }[] = [];
+  const at = (level: string) => (msg: string) => {
+    lines.push({ level, msg });
+  };
+  const logger: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  return { logger, lines };
+}
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  for (const started = Date.now(); !check(); ) {
+    if (Date.now() - started > ms) throw new Error("timed out");
+    await Bun.sleep(10);
+  }
+}
+
+const autocheckpoint = (db: ReturnType<typeof openDatabase>) =>
+  (db.sqlite.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+
+describe("WAL checkpoints in a worker thread", () => {
+  test("the database file grows from the WAL although the server connection never checkpoints", async () => {
+    const path = join(tempDir(), "svc.db");
+    const db = openDatabase(path);
+    db.sqlite.exec("CREATE TABLE t (v TEXT)");
+    db.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    const { logger, lines } = recordingLogger();
+    const checkpointer = new WalCheckpointer(db.sqlite, path, logger, 20);
+    checkpointer.start();
+    await until(() => autocheckpoint(db) === SAFETY_NET_PAGES);
+    expect(lines).toContainEqual({ level: "info", msg: "database checkpoints run in a worker thread" });
+
+    const before = statSync(path).size;
+    // About 500 pages: far below the server connection's own threshold.
+    const insert = db.sqlite.query("INSERT INTO t VALUES (?)");
+    for (let i = 0; i < 50; i++) db.sqlite.transaction(() => insert.run("x".repeat(40_000)))();
+    await until(() => statSync(path).size > before + 1_000_000);
+
+    await checkpointer.stop();
+    expect(autocheckpoint(db)).toBe(1000);
+    expect(lines.filter((l) => l.level === "warn")).toEqual([]);
+    db.close();
+  });
+
+  test("a worker that cannot open the database is reported, and checkpoints happen on commit again", async () => {
+    const dir = tempDir();
+    const db = openDatabase(join(dir, "svc.db"));
+    const { logger, lines } = recordingLogger();
+    // A directory is not a database file: the worker fails as it starts.
+    const checkpointer = new WalCheckpointer(db.sqlite, dir, logger, 20);
+    checkpointer.start();
+    await until(() => lines.some((l) => l.level === "warn"));
+    expect(lines).toContainEqual({
+      level: "warn",
+      msg: "checkpoint worker failed; checkpoints happen on commit again",
+    });
+    expect(autocheckpoint(db)).toBe(1000);
+    await checkpointer.stop();
+    db.close();
+  });
+
+  test("an in-memory database has no WAL and no worker", async () => {
+    const db = openDatabase(":memory:");
+    const { logger, lines } = recordingLogger();
+    const checkpointer = new WalCheckpointer(db.sqlite, ":memory:", logger);
+    checkpointer.start();
+    await checkpointer.stop();
+    expect(lines).toEqual([]);
+    db.close();
+  });
+});
