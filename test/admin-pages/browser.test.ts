@@ -2,7 +2,7 @@
 // server (`svc serve` on a free port). `make test` installs Chromium first (scripts/ensure-chromium.sh).
 // When Chromium is missing or cannot start, this file fails with the reason; it never skips.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { ADMIN_TOKEN } from "../helpers/app";
@@ -15,6 +15,7 @@ const RAW_TOKEN_RE = /^svc_live_[0-9A-Za-z]{40}$/;
 let browser: Browser;
 let server: RunningProcess;
 let accountId: string;
+let dataDir: string | undefined;
 
 async function launch(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
@@ -46,7 +47,8 @@ async function shot(page: Page, name: string): Promise<void> {
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   browser = await launch();
-  server = await startServe({ dbPath: join(tempDir("svc-admin-pages-"), "svc.db") });
+  dataDir = tempDir("svc-admin-pages-");
+  server = await startServe({ dbPath: join(dataDir, "svc.db") });
   const company = (await (
     await server.admin("POST", "/companies", { name: "ООО Браузер", inn: "7719617469" })
   ).json()) as { company_id: string };
@@ -65,6 +67,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  // The exit-time cleanup of tempDir does not run reliably once Chromium has been driven here.
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("admin pages in Chromium", () => {

@@ -17,12 +17,16 @@ export interface RunningProcess {
 }
 
 const createdDirs: string[] = [];
-process.on("exit", () => {
-  if (process.env.BENCH_KEEP) return; // a benchmark run asked to keep its data
-  for (const dir of createdDirs) rmSync(dir, { recursive: true, force: true });
-});
 
-/** A fresh temporary directory, removed when the process exits (unless BENCH_KEEP is set). */
+/** Removes every directory tempDir made (unless BENCH_KEEP is set); `bun test` calls it once all
+ *  files have run (test/preload.ts), other processes when they exit. */
+export function removeTempDirs(): void {
+  if (process.env.BENCH_KEEP) return; // a benchmark run asked to keep its data
+  for (const dir of createdDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+process.on("exit", removeTempDirs);
+
+/** A fresh temporary directory, removed at the end (see removeTempDirs). */
 export function tempDir(prefix = "svc-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   createdDirs.push(dir);
