@@ -12,6 +12,8 @@ const t = makeTestApp({ SVC_LOG_LEVEL: "info" }, "2026-11-20T09:00:00Z", {
   dbPath: join(tempDir("svc-inproc-"), "svc.db"),
 });
 t.logs.length = 0;
+// NOAUDIT=1: agent audit entries are not written (shows what the audit write costs).
+if (process.env.NOAUDIT) t.services.agentAudit.write = () => Promise.resolve();
 const drain = setInterval(() => {
   t.logs.length = 0;
 }, 100);
@@ -167,4 +169,5 @@ if (which === "mcp" || which === "both") {
   );
 }
 clearInterval(drain);
+process.stdout.write("");
 process.exit(0);
