@@ -12,6 +12,8 @@ export interface CheckpointWorkerStart {
 
 let db: Database | null = null;
 let timer: ReturnType<typeof setInterval> | null = null;
+/** Reported once when checkpoints start failing and once when they work again, not every tick. */
+let failing = false;
 
 function checkpoint(): void {
   db?.query("PRAGMA wal_checkpoint(PASSIVE)").get();
@@ -34,8 +36,11 @@ self.onmessage = (event: MessageEvent<CheckpointWorkerStart | "stop">) => {
   timer = setInterval(() => {
     try {
       checkpoint();
+      if (failing) self.postMessage("recovered");
+      failing = false;
     } catch (e) {
-      self.postMessage({ error: e instanceof Error ? e.message : String(e) });
+      if (!failing) self.postMessage({ error: e instanceof Error ? e.message : String(e) });
+      failing = true;
     }
   }, event.data.intervalMs);
   self.postMessage("started");

@@ -36,14 +36,16 @@ export class WalCheckpointer {
     if (this.worker || this.path === ":memory:") return;
     const worker = new Worker(workerEntry());
     this.worker = worker;
-    worker.onmessage = (event: MessageEvent<"started" | "stopped" | { error: string }>) => {
+    worker.onmessage = (event: MessageEvent<"started" | "recovered" | "stopped" | { error: string }>) => {
       if (event.data === "started") {
         this.sqlite.exec(`PRAGMA wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
         this.logger.info("database checkpoints run in a worker thread", {
           interval_ms: this.intervalMs,
         });
+      } else if (event.data === "recovered") {
+        this.logger.info("background checkpoints work again");
       } else if (typeof event.data === "object") {
-        this.logger.warn("background checkpoint failed", { error: event.data.error });
+        this.logger.warn("background checkpoints fail; retried every interval", { error: event.data.error });
       }
     };
     worker.onerror = (event) => {

@@ -1,7 +1,7 @@
 // The WAL is copied back into the database file by a worker thread, not inside the server's
 // commits; if the worker cannot run, SQLite's own checkpoint-on-commit is back.
 import { describe, expect, test } from "bun:test";
-import { statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/open";
 import { SAFETY_NET_PAGES, WalCheckpointer } from "../../src/db/wal-checkpointer";
@@ -75,6 +75,30 @@ describe("WAL checkpoints in a worker thread", () => {
     checkpointer.start();
     await checkpointer.stop();
     expect(lines).toEqual([]);
+    db.close();
+  });
+
+  test("failing checkpoints are reported once, and once more when they work again", async () => {
+    const dir = tempDir();
+    const db = openDatabase(join(dir, "svc.db"));
+    // Not a database: opening works, every checkpoint fails.
+    const broken = join(dir, "broken.db");
+    writeFileSync(broken, "x".repeat(8192));
+    const { logger, lines } = recordingLogger();
+    const checkpointer = new WalCheckpointer(db.sqlite, broken, logger, 5);
+    checkpointer.start();
+    await until(() => lines.some((l) => l.level === "warn"));
+    await Bun.sleep(100); // twenty more failing ticks
+    expect(lines.filter((l) => l.level === "warn")).toEqual([
+      { level: "warn", msg: "background checkpoints fail; retried every interval" },
+    ]);
+    // The same file becomes a database.
+    const good = openDatabase(join(dir, "good.db"));
+    good.sqlite.exec("CREATE TABLE t (v TEXT)");
+    good.close();
+    writeFileSync(broken, readFileSync(join(dir, "good.db")));
+    await until(() => lines.some((l) => l.msg === "background checkpoints work again"));
+    await checkpointer.stop();
     db.close();
   });
 });
