@@ -1,6 +1,8 @@
 // Server-side cost per request without the network: app.handle() in a loop, 32 requests in flight,
-// for the REST poll and the agent get_balance call. For trying a change to the request path:
-//   bun run test/bench/inproc.ts [rest|mcp|both] [requests]
+// for /healthz, the REST poll and the agent get_balance call. For trying a change to the request path:
+//   bun run test/bench/inproc.ts [healthz|rest|mcp|both] [requests]
+// PARTS=1 also times the parts of a call (guard, statement read, session, tool, audit insert);
+// NOAUDIT=1 leaves the agent audit entries out (a measurement of what they cost, nothing else).
 import { join } from "node:path";
 import { makeTestApp } from "../helpers/app";
 import { tempDir } from "../helpers/server";
@@ -169,5 +171,4 @@ if (which === "mcp" || which === "both") {
   );
 }
 clearInterval(drain);
-process.stdout.write("");
 process.exit(0);
