@@ -24,6 +24,8 @@ self.onmessage = (event: MessageEvent<CheckpointWorkerStart | "stop">) => {
     if (timer) clearInterval(timer);
     try {
       checkpoint();
+    } catch {
+      // Already reported by the ticks; stopping goes on.
     } finally {
       db?.close();
       db = null;
@@ -31,8 +33,8 @@ self.onmessage = (event: MessageEvent<CheckpointWorkerStart | "stop">) => {
     }
     return;
   }
-  db = new Database(event.data.path);
-  db.exec("PRAGMA busy_timeout = 5000");
+  // The server has created the file; a wrong path must fail here, not create an empty database.
+  db = new Database(event.data.path, { readwrite: true });
   timer = setInterval(() => {
     try {
       checkpoint();

@@ -1,7 +1,7 @@
 // The WAL is copied back into the database file by a worker thread, not inside the server's
 // commits; if the worker cannot run, SQLite's own checkpoint-on-commit is back.
 import { describe, expect, test } from "bun:test";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/open";
 import { SAFETY_NET_PAGES, WalCheckpointer } from "../../src/db/wal-checkpointer";
@@ -98,6 +98,19 @@ describe("WAL checkpoints in a worker thread", () => {
     good.close();
     writeFileSync(broken, readFileSync(join(dir, "good.db")));
     await until(() => lines.some((l) => l.msg === "background checkpoints work again"));
+    await checkpointer.stop();
+    db.close();
+  });
+
+  test("a database file that does not exist is not created by the worker", async () => {
+    const dir = tempDir();
+    const db = openDatabase(join(dir, "svc.db"));
+    const { logger, lines } = recordingLogger();
+    const missing = join(dir, "missing.db");
+    const checkpointer = new WalCheckpointer(db.sqlite, missing, logger, 20);
+    checkpointer.start();
+    await until(() => lines.some((l) => l.level === "warn"));
+    expect(existsSync(missing)).toBe(false);
     await checkpointer.stop();
     db.close();
   });
