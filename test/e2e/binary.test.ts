@@ -73,6 +73,24 @@ describe("compiled svc", () => {
     );
     expect(exported.status).toBe(200);
     expect(exported.headers.get("content-type")).toBe("text/plain; charset=windows-1251");
+    // Every exporter's dependencies are in the binary (the csv one quotes with d3-dsv).
+    for (const [format, type] of [
+      ["csv", "text/csv; charset=utf-8"],
+      ["json", "application/json; charset=utf-8"],
+    ] as const) {
+      const res = await fetch(
+        `${server.url}/api/v1/integration/statements/${statement_id}/export?format=${format}`,
+        {
+          headers: auth,
+        },
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe(type);
+      const text = await res.text();
+      expect(
+        format === "csv" ? text.startsWith("doc_date,doc_number,amount") : JSON.parse(text).statement_id,
+      ).toBeTruthy();
+    }
     expect((await fetch(`${server.url}/docs/json`)).status).toBe(200);
     expect(await server.stop("SIGTERM")).toBe(0);
     // The checkpoint worker is a second entrypoint of the binary: it must be found and run.
