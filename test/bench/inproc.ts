@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { makeTestApp } from "../helpers/app";
 import { tempDir } from "../helpers/server";
-import { mcpHeaders, PROTOCOL_VERSION, toolCallBody } from "./lib/svc";
+import { initializeMessage, mcpHeaders, toolCallBody } from "./lib/svc";
 
 const which = process.argv[2] ?? "both";
 const total = Number(process.argv[3] ?? 100_000);
@@ -98,16 +98,7 @@ if (which === "mcp" || which === "both") {
     new Request("http://localhost/api/v1/mcp", {
       method: "POST",
       headers: mcpHeaders(w.token),
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: PROTOCOL_VERSION,
-          capabilities: {},
-          clientInfo: { name: "b", version: "1" },
-        },
-      }),
+      body: JSON.stringify(initializeMessage()),
     }),
   );
   const session = init.headers.get("mcp-session-id")!;

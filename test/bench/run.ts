@@ -23,12 +23,12 @@ import {
   createAccount,
   createCompany,
   createTokens,
+  initializeMessage,
   mcpCall,
   mcpHeaders,
   mcpSession,
   orderRequest,
   orderStatement,
-  PROTOCOL_VERSION,
   toolCallBody,
 } from "./lib/svc";
 import { BENCH_DIR, runWrk, type WrkResult, writeRequests } from "./lib/wrk";
@@ -717,16 +717,7 @@ async function relayOnce(
     stderr: "ignore",
   });
   const send = (m: object) => proc.stdin.write(`${JSON.stringify(m)}\n`);
-  send({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: PROTOCOL_VERSION,
-      capabilities: {},
-      clientInfo: { name: "bench", version: "1" },
-    },
-  });
+  send(initializeMessage());
   send({ jsonrpc: "2.0", method: "notifications/initialized" });
   send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
   proc.stdin.flush();

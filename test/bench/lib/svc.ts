@@ -100,21 +100,26 @@ export function mcpHeaders(token: string, sessionId?: string): Record<string, st
   return h;
 }
 
+/** The JSON-RPC initialize request every benchmark client sends first. */
+export function initializeMessage() {
+  return {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: "bench", version: "1" },
+    },
+  };
+}
+
 /** initialize + notifications/initialized; returns the session id. */
 export async function mcpSession(endpoint: string, token: string): Promise<string> {
   const init = await fetch(endpoint, {
     method: "POST",
     headers: mcpHeaders(token),
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: "bench", version: "1" },
-      },
-    }),
+    body: JSON.stringify(initializeMessage()),
   });
   const sessionId = init.headers.get("mcp-session-id");
   const text = await init.text();
