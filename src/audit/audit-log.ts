@@ -72,10 +72,17 @@ interface AuditRow extends Omit<AuditEntry, "arguments"> {
   arguments: string | null;
 }
 
+/** Ids per block of the token map (`id >> 12` in migration 0005). */
+export const AUDIT_BLOCK_IDS = 4096;
+
 export class AuditLog {
   private readonly insertStmt;
+  private readonly blocksStmt;
 
   constructor(private readonly sqlite: Database) {
+    this.blocksStmt = sqlite.query<{ block: number }, [string, number]>(
+      "SELECT block FROM audit_token_blocks WHERE api_token_id = ? AND block <= ? ORDER BY block DESC",
+    );
     this.insertStmt = sqlite.query(
       `INSERT INTO audit_log (at, actor, api_token_id, mcp_session_id, action, tool, target, arguments, outcome,
                               duration_ms, request_id, ip, transport)
@@ -119,11 +126,7 @@ export class AuditLog {
   /** Newest first; `beforeId` continues a previous page. */
   query(q: AuditQuery): AuditEntry[] {
     const where: string[] = [];
-    const params: Record<string, string | number> = { limit: q.limit };
-    if (q.apiTokenId) {
-      where.push("api_token_id = $apiTokenId");
-      params.apiTokenId = q.apiTokenId;
-    }
+    const params: Record<string, string | number> = {};
     if (q.action) {
       where.push("action = $action");
       params.action = q.action;
@@ -136,13 +139,53 @@ export class AuditLog {
       where.push("at < $until");
       params.until = q.until;
     }
+    if (q.apiTokenId) return this.queryOfToken(q.apiTokenId, q, where, params);
     if (q.beforeId !== undefined) {
       where.push("id < $beforeId");
       params.beforeId = q.beforeId;
     }
+    return this.select(where, { ...params, limit: q.limit });
+  }
+
+  /**
+   * One token's entries: the blocks of ids that hold any (audit_token_blocks, newest first), each
+   * scanned by rowid with the other filters, until the page is full.
+   */
+  private queryOfToken(
+    apiTokenId: string,
+    q: AuditQuery,
+    filters: string[],
+    params: Record<string, string | number>,
+  ): AuditEntry[] {
+    const below = q.beforeId ?? Number.MAX_SAFE_INTEGER;
+    const blocks = this.blocksStmt.all(apiTokenId, Math.floor((below - 1) / AUDIT_BLOCK_IDS));
+    const where = [...filters, "api_token_id = $apiTokenId", "id >= $from", "id < $below"];
+    const out: AuditEntry[] = [];
+    for (const { block } of blocks) {
+      const from = block * AUDIT_BLOCK_IDS;
+      out.push(
+        ...this.select(
+          where,
+          {
+            ...params,
+            apiTokenId,
+            from,
+            below: Math.min(below, from + AUDIT_BLOCK_IDS),
+            limit: q.limit - out.length,
+          },
+          true,
+        ),
+      );
+      if (out.length >= q.limit) break;
+    }
+    return out;
+  }
+
+  /** `byRowid`: read the rowid range only (a block is at most 4096 rows; no index can do better). */
+  private select(where: string[], params: Record<string, string | number>, byRowid = false): AuditEntry[] {
     const sql = `SELECT id, at, actor, api_token_id, mcp_session_id, action, tool, target, arguments, outcome,
                         duration_ms, request_id, ip, transport
-                   FROM audit_log ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+                   FROM audit_log ${byRowid ? "NOT INDEXED" : ""} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
                   ORDER BY id DESC LIMIT $limit`;
     return this.sqlite
       .query<AuditRow, [Record<string, string | number>]>(sql)

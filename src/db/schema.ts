@@ -91,7 +91,7 @@ export const auditLog = sqliteTable(
   },
   (t) => [
     index("audit_log_at_idx").on(t.at),
-    index("audit_log_token_idx").on(t.apiTokenId, t.id),
+    // Entries per token are found through audit_token_blocks (migration 0005), not an index.
     index("audit_log_action_idx").on(t.action, t.id),
   ],
 );
