@@ -9,14 +9,14 @@ import { join } from "node:path";
 import { dateInZone } from "../../src/clock";
 import { ROOT, startServe, tempDir } from "../helpers/server";
 import {
+  agentCallRequests,
   createAccount,
   createCompany,
   createTokens,
-  mcpHeaders,
   mcpSession,
   orderRequest,
   orderStatement,
-  toolCallBody,
+  pollRequests,
 } from "./lib/svc";
 import { runWrk, writeRequests } from "./lib/wrk";
 
@@ -155,17 +155,7 @@ async function profileHttp(): Promise<void> {
     });
     const sessions: string[] = [];
     for (const t of tokens) sessions.push(await mcpSession(`${server.url}/api/v1/mcp`, t.token));
-    const body = toolCallBody("get_balance", { bank_account_id: accountId });
-    writeRequests(
-      file,
-      host,
-      tokens.map((t, i) => ({
-        method: "POST",
-        path: "/api/v1/mcp",
-        headers: mcpHeaders(t.token, sessions[i]),
-        body,
-      })),
-    );
+    writeRequests(file, host, agentCallRequests(tokens, sessions, accountId));
   } else {
     const tokens = await createTokens(server, {
       companyId,
@@ -180,15 +170,7 @@ async function profileHttp(): Promise<void> {
         await orderStatement(server.url, t.token, { accountId, externalId: `p${i}`, from: day, to: day }),
       );
     await Bun.sleep(500);
-    writeRequests(
-      file,
-      host,
-      tokens.map((t, i) => ({
-        method: "GET",
-        path: `/api/v1/integration/statements/${ids[i]}`,
-        headers: { Authorization: `Bearer ${t.token}` },
-      })),
-    );
+    writeRequests(file, host, pollRequests(tokens, ids));
   }
   const r = await runWrk({ url: server.url, requestsFile: file, connections: 32, threads: 2, seconds });
   clearInterval(drain);

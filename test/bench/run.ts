@@ -20,16 +20,16 @@ import { ROOT, type RunningProcess, startServe, tempDir } from "../helpers/serve
 import { describeMachine } from "./lib/machine";
 import { memoryOf, resetPeak, sampleMemory, spawnListener } from "./lib/proc";
 import {
+  agentCallRequests,
   createAccount,
   createCompany,
   createTokens,
   initializeMessage,
   mcpCall,
-  mcpHeaders,
   mcpSession,
   orderRequest,
   orderStatement,
-  toolCallBody,
+  pollRequests,
 } from "./lib/svc";
 import { BENCH_DIR, runWrk, type WrkResult, writeRequests } from "./lib/wrk";
 
@@ -164,27 +164,9 @@ async function httpSection() {
 
     const host = new URL(server.url).host;
     const mcpFile = join(work, "mcp.req");
-    const mcpBody = toolCallBody("get_balance", { bank_account_id: accountId });
-    writeRequests(
-      mcpFile,
-      host,
-      agents.map((t, i) => ({
-        method: "POST",
-        path: "/api/v1/mcp",
-        headers: mcpHeaders(t.token, sessions[i]),
-        body: mcpBody,
-      })),
-    );
+    writeRequests(mcpFile, host, agentCallRequests(agents, sessions, accountId));
     const restFile = join(work, "rest.req");
-    writeRequests(
-      restFile,
-      host,
-      integration.map((t, i) => ({
-        method: "GET",
-        path: `/api/v1/integration/statements/${statements[i]}`,
-        headers: { Authorization: `Bearer ${t.token}` },
-      })),
-    );
+    writeRequests(restFile, host, pollRequests(integration, statements));
 
     // (a) the floor: same request as (c), answered with the same bytes by a bare Bun.serve.
     const raw = await spawnListener([
@@ -234,12 +216,7 @@ async function httpSection() {
       writeRequests(
         peerFile,
         new URL(peer.url).host,
-        agents.map((t, i) => ({
-          method: "POST",
-          path: "/mcp",
-          headers: mcpHeaders(t.token, peerSessions[i]),
-          body: mcpBody,
-        })),
+        agentCallRequests(agents, peerSessions, accountId, "/mcp"),
       );
       peerResult = await bench("peer (SDK + Express)", peer.url, peerFile);
     } finally {

@@ -1,6 +1,7 @@
 // Seeding a running svc through its admin API, and the agent-endpoint calls the benchmarks make.
 import { withAccountKey } from "../../../src/formats/validators";
 import type { RunningProcess } from "../../helpers/server";
+import type { RawRequest } from "./wrk";
 
 export const PROTOCOL_VERSION = "2025-06-18";
 export const MCP_ACCEPT = "application/json, text/event-stream";
@@ -151,4 +152,30 @@ export async function mcpCall(
   });
   const text = await res.text();
   return { status: res.status, text, json: JSON.parse(text) as Record<string, unknown> };
+}
+
+/** One get_balance call per agent token, each on its own session (what wrk rotates over); `path`
+ *  is the peer's endpoint when the peer is measured. */
+export function agentCallRequests(
+  tokens: { token: string }[],
+  sessions: string[],
+  accountId: string,
+  path = "/api/v1/mcp",
+): RawRequest[] {
+  const body = toolCallBody("get_balance", { bank_account_id: accountId });
+  return tokens.map((t, i) => ({
+    method: "POST",
+    path,
+    headers: mcpHeaders(t.token, sessions[i]),
+    body,
+  }));
+}
+
+/** One statement poll per integration token, each for its own statement. */
+export function pollRequests(tokens: { token: string }[], statementIds: string[]): RawRequest[] {
+  return tokens.map((t, i) => ({
+    method: "GET",
+    path: `/api/v1/integration/statements/${statementIds[i]}`,
+    headers: { Authorization: `Bearer ${t.token}` },
+  }));
 }
