@@ -236,7 +236,8 @@ function compositeName(party: Party): string {
 /** Where the document writer puts each key and value, in file order. */
 export type OneCFieldSink = (key: string, value: string) => void;
 
-const PARTY_KEYS = {
+/** The keys of a party's lines, in file order (the name line, then ИНН, name, account, bank). */
+export const ONEC_PARTY_KEYS = {
   Плательщик: [
     "Плательщик",
     "ПлательщикИНН",
@@ -258,7 +259,7 @@ const PARTY_KEYS = {
 } as const;
 
 function writeParty(prefix: "Плательщик" | "Получатель", party: Party, field: OneCFieldSink): void {
-  const keys = PARTY_KEYS[prefix];
+  const keys = ONEC_PARTY_KEYS[prefix];
   field(keys[0], compositeName(party));
   field(keys[1], party.inn);
   field(keys[2], party.name);
@@ -341,6 +342,14 @@ const CP1251 = (() => {
   return table;
 })();
 
+// 1 for the two units that end a line (a CR or LF inside a value is not copied as is).
+const LINE_BREAK_UNITS = (() => {
+  const table = new Uint8Array(65536);
+  table[10] = 1;
+  table[13] = 1;
+  return table;
+})();
+
 /**
  * Statement documents written straight into cp1251 bytes: the same bytes as
  * `encodeCp1251(oneCStatementDocument(op, version))`, without building the text first (the
@@ -360,6 +369,30 @@ export class OneCDocumentEncoder {
     this.ensure(this.end.length);
     this.buf.set(this.end, this.len);
     this.len += this.end.length;
+  }
+
+  /**
+   * A document already laid out as text (`lines` lines, each ending in CRLF, `КонецДокумента`
+   * included), as the export reads it from SQLite. Writes it and returns true when its only line
+   * breaks are those CRLFs. Otherwise writes nothing and returns false: a value holds a line
+   * break, which `document` writes differently (a space; a multi-line purpose also as
+   * НазначениеПлатежа1..6).
+   */
+  laidOut(text: string, lines: number): boolean {
+    const n = text.length;
+    this.ensure(n);
+    const buf = this.buf;
+    const start = this.len;
+    let len = start;
+    let breaks = 0;
+    for (let i = 0; i < n; i++) {
+      const unit = text.charCodeAt(i);
+      breaks += LINE_BREAK_UNITS[unit]!;
+      buf[len++] = CP1251[unit]!;
+    }
+    if (breaks !== 2 * lines) return false;
+    this.len = len;
+    return true;
   }
 
   /** The bytes written since the last call. */

@@ -4,6 +4,7 @@ import { csvHeader, csvLinesFromStored } from "../formats/csv";
 import { kopecksToJsonNumber } from "../formats/money";
 import { encodeCp1251, OneCDocumentEncoder, oneCStatementFooter, oneCStatementHeader } from "../formats/onec";
 import type { DocType, OneCVersion, StatementOperation } from "../formats/types";
+import { oneCDocumentSql } from "./onec-sql";
 import type { StatementRepository, StatementRow } from "./repository";
 
 export type ExportFormat = "1c" | "csv" | "json";
@@ -105,11 +106,12 @@ export function exportStatement(
       };
     case "1c": {
       const encoder = new OneCDocumentEncoder(opts.version);
+      const { lines } = oneCDocumentSql(opts.version);
       return {
         filename: `${base}.txt`,
         contentType: "text/plain; charset=windows-1251",
         body: pagedStream(
-          (after) => repo.operationsPage(statement, after, PAGE),
+          (after) => repo.operationsOneCPage(statement, opts.version, after, PAGE),
           () =>
             encodeCp1251(
               oneCStatementHeader({
@@ -127,8 +129,27 @@ export function exportStatement(
               }),
             ),
           (rows) => {
-            for (const r of rows) encoder.document(r.op);
-            return encoder.take();
+            // Documents SQLite could not lay out (null, or a line break inside a value) are left
+            // to the field writer, which writes such values its own way and throws on what it
+            // refuses; their operations are read afterwards, in one query, and put in their place.
+            const parts: (Uint8Array | null)[] = [];
+            const late: number[] = [];
+            for (const r of rows) {
+              if (r.document !== null && encoder.laidOut(r.document, lines)) continue;
+              parts.push(encoder.take(), null);
+              late.push(r.seq);
+            }
+            if (late.length === 0) return encoder.take();
+            parts.push(encoder.take());
+            const ops = repo.operationsAt(statement, late);
+            let next = 0;
+            return Buffer.concat(
+              parts.map((part) => {
+                if (part !== null) return part;
+                encoder.document(ops[next++]!.op);
+                return encoder.take();
+              }),
+            );
           },
           () => encodeCp1251(oneCStatementFooter()),
         ),

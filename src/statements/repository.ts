@@ -1,8 +1,9 @@
 // Statement orders, their operations and cached balances. Writes that belong together run in one
 // synchronous BEGIN IMMEDIATE transaction.
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import type { StoredCsvValues } from "../formats/csv";
-import type { StatementOperation } from "../formats/types";
+import type { OneCVersion, StatementOperation } from "../formats/types";
+import { oneCDocumentSql } from "./onec-sql";
 
 export type StatementStatus = "processing" | "ready" | "failed";
 export type BankState = "pending" | "requested" | "done";
@@ -171,6 +172,11 @@ export class StatementRepository {
   private readonly opsPage;
   private readonly opsJsonPage;
   private readonly opsCsvPage;
+  private readonly opsAt;
+  private readonly opsOneCPage = new Map<
+    OneCVersion,
+    Statement<Record<string, unknown>, [string, string, number, number]>
+  >();
   private readonly dueStmt;
 
   constructor(private readonly sqlite: Database) {
@@ -201,6 +207,13 @@ export class StatementRepository {
          JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
         WHERE so.statement_id = ? AND so.seq > ?
         ORDER BY so.seq LIMIT ?`,
+    );
+    this.opsAt = sqlite.query<OperationDbRow & { seq: number }, [string, string, string]>(
+      `SELECT so.seq, ${OPERATION_COLUMNS}
+         FROM statement_operations so
+         JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
+        WHERE so.statement_id = ? AND so.seq IN (SELECT value FROM json_each(?))
+        ORDER BY so.seq`,
     );
     // The csv export's values, in CSV_COLUMNS order after seq (amount still in kopecks), read as
     // arrays: no object per row.
@@ -398,6 +411,16 @@ export class StatementRepository {
       .map((r) => ({ seq: r.seq, op: operationFromRow(r) }));
   }
 
+  /** The operations at these positions of a statement, in seq order. */
+  operationsAt(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    seqs: number[],
+  ): { seq: number; op: StatementOperation }[] {
+    return this.opsAt
+      .all(statement.bank_account_id, statement.id, JSON.stringify(seqs))
+      .map((r) => ({ seq: r.seq, op: operationFromRow(r) }));
+  }
+
   /** A page of a statement's operations as stored csv values (CSV_COLUMNS order, amount in
    *  kopecks), after `afterSeq`. */
   operationsCsvPage(
@@ -408,6 +431,30 @@ export class StatementRepository {
     return this.opsCsvPage
       .values(statement.bank_account_id, statement.id, afterSeq, limit)
       .map((v) => ({ seq: v[0] as number, values: v.slice(1) as StoredCsvValues }));
+  }
+
+  /** A page of a statement's operations as 1C documents laid out by SQLite (`oneCDocumentSql`),
+   *  after `afterSeq`; `document` is null for a row the field writer must write. */
+  operationsOneCPage(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    version: OneCVersion,
+    afterSeq: number,
+    limit: number,
+  ): { seq: number; document: string | null }[] {
+    let query = this.opsOneCPage.get(version);
+    if (!query) {
+      query = this.sqlite.query<Record<string, unknown>, [string, string, number, number]>(
+        `SELECT so.seq, ${oneCDocumentSql(version).expression}
+           FROM statement_operations so
+           JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
+          WHERE so.statement_id = ? AND so.seq > ?
+          ORDER BY so.seq LIMIT ?`,
+      );
+      this.opsOneCPage.set(version, query);
+    }
+    return query
+      .values(statement.bank_account_id, statement.id, afterSeq, limit)
+      .map((v) => ({ seq: v[0] as number, document: v[1] as string | null }));
   }
 
   /** A page of a statement's operations as json export objects (JSON text), after `afterSeq`. */
