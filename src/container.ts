@@ -70,7 +70,7 @@ export function buildServices(
     atomically: (fn) => sqlite.transaction(fn).immediate(),
   });
 
-  const statementRepo = new StatementRepository(sqlite);
+  const statementRepo = new StatementRepository(sqlite, externalChanges);
   const accountOf = (id: string) => accounts.findById(id);
   const statements = new StatementService({
     clock,

@@ -8,6 +8,10 @@ export class ExternalChanges {
   private readonly stmt;
   private version: number;
   private readonly caches: RowCache<unknown>[] = [];
+  private checkedInThisRun = false;
+  private readonly endRun = () => {
+    this.checkedInThisRun = false;
+  };
 
   constructor(sqlite: Database) {
     this.stmt = sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
@@ -18,8 +22,17 @@ export class ExternalChanges {
     this.caches.push(cache);
   }
 
-  /** Empties every registered cache if another connection has committed since the last check. */
+  /**
+   * Empties every registered cache if another connection has committed since the last check.
+   * Looks once per synchronous run of code (until the next microtask): a request asks several
+   * repositories in one run, and each look is a SQLite statement, several microseconds under
+   * load. Nothing of this process interleaves with a run, and another process's commit during
+   * it is indistinguishable from one just after it.
+   */
   check(): void {
+    if (this.checkedInThisRun) return;
+    this.checkedInThisRun = true;
+    queueMicrotask(this.endRun);
     const version = this.read();
     if (version === this.version) return;
     this.version = version;
@@ -54,6 +67,11 @@ export class RowCache<V> {
     if (this.rows.size >= MAX_ENTRIES) this.rows.clear();
     this.rows.set(key, row);
     return row;
+  }
+
+  /** Drops one row (after a write to it). */
+  forget(key: string): void {
+    this.rows.delete(key);
   }
 
   clear(): void {

@@ -1,6 +1,7 @@
 // Statement orders, their operations and cached balances. Writes that belong together run in one
 // synchronous BEGIN IMMEDIATE transaction.
 import type { Database, Statement } from "bun:sqlite";
+import { type ExternalChanges, RowCache } from "../db/row-cache";
 import type { StoredCsvValues } from "../formats/csv";
 import type { OneCVersion, StatementOperation } from "../formats/types";
 import { oneCDocumentSql } from "./onec-sql";
@@ -179,7 +180,15 @@ export class StatementRepository {
   >();
   private readonly dueStmt;
 
-  constructor(private readonly sqlite: Database) {
+  // Statement rows read by id (every poll reads one), kept while nothing writes them. Without
+  // `changes` (tests of the queries alone) nothing is kept.
+  private readonly rows: RowCache<StatementRow> | null;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly changes?: ExternalChanges,
+  ) {
+    this.rows = changes ? new RowCache(changes) : null;
     this.byId = sqlite.query<StatementRow, [string]>("SELECT * FROM statements WHERE id = ?");
     this.byTokenExternal = sqlite.query<StatementRow, [string, string]>(
       "SELECT * FROM statements WHERE api_token_id = ? AND external_id = ?",
@@ -246,8 +255,20 @@ export class StatementRepository {
     );
   }
 
+  /** Treat the result as read-only: it may be shared with other requests. */
   findById(id: string): StatementRow | null {
-    return this.byId.get(id) ?? null;
+    this.changes?.check();
+    if (!this.rows) return this.byId.get(id) ?? null;
+    return this.rows.get(id, () => this.byId.get(id) ?? null);
+  }
+
+  /** A write to statement `id`: its cached row goes, also when the write fails. */
+  private writing(id: string, write: () => unknown): void {
+    try {
+      write();
+    } finally {
+      this.rows?.forget(id);
+    }
   }
 
   /**
@@ -269,31 +290,39 @@ export class StatementRepository {
 
   /** Removes an order that must not exist (its bank cannot serve it); nothing references it yet. */
   delete(id: string): void {
-    this.sqlite.query("DELETE FROM statements WHERE id = ? AND bank_state = 'pending'").run(id);
+    this.writing(id, () =>
+      this.sqlite.query("DELETE FROM statements WHERE id = ? AND bank_state = 'pending'").run(id),
+    );
   }
 
   markRequested(id: string, bankRequestId: string, nextPollAtMs: number): void {
-    this.sqlite
-      .query(
-        `UPDATE statements SET bank_state = 'requested', bank_request_id = ?, next_poll_at_ms = ?, attempts = attempts + 1
-          WHERE id = ? AND bank_state = 'pending'`,
-      )
-      .run(bankRequestId, nextPollAtMs, id);
+    this.writing(id, () =>
+      this.sqlite
+        .query(
+          `UPDATE statements SET bank_state = 'requested', bank_request_id = ?, next_poll_at_ms = ?, attempts = attempts + 1
+            WHERE id = ? AND bank_state = 'pending'`,
+        )
+        .run(bankRequestId, nextPollAtMs, id),
+    );
   }
 
   reschedule(id: string, nextPollAtMs: number): void {
-    this.sqlite
-      .query("UPDATE statements SET next_poll_at_ms = ?, attempts = attempts + 1 WHERE id = ?")
-      .run(nextPollAtMs, id);
+    this.writing(id, () =>
+      this.sqlite
+        .query("UPDATE statements SET next_poll_at_ms = ?, attempts = attempts + 1 WHERE id = ?")
+        .run(nextPollAtMs, id),
+    );
   }
 
   markFailed(id: string, code: string, message: string): void {
-    this.sqlite
-      .query(
-        `UPDATE statements SET status = 'failed', bank_state = 'done', error_code = ?, error_message = ?
-          WHERE id = ? AND status = 'processing'`,
-      )
-      .run(code, message, id);
+    this.writing(id, () =>
+      this.sqlite
+        .query(
+          `UPDATE statements SET status = 'failed', bank_state = 'done', error_code = ?, error_message = ?
+            WHERE id = ? AND status = 'processing'`,
+        )
+        .run(code, message, id),
+    );
   }
 
   /** Stores one chunk of a statement's operations (idempotent: a re-run after a crash is harmless). */
@@ -350,30 +379,32 @@ export class StatementRepository {
     r: ReadyResult,
     balance: { bank_account_id: string; balance: number; currency: string; as_of: string } | null,
   ): void {
-    this.sqlite
-      .transaction(() => {
-        this.sqlite
-          .query(
-            `UPDATE statements SET status = 'ready', bank_state = 'done', opening_balance = ?, closing_balance = ?,
+    this.writing(id, () =>
+      this.sqlite
+        .transaction(() => {
+          this.sqlite
+            .query(
+              `UPDATE statements SET status = 'ready', bank_state = 'done', opening_balance = ?, closing_balance = ?,
                   total_credit = ?, total_debit = ?, operations_count = ?, fetched_at = ?
             WHERE id = ? AND status = 'processing'`,
-          )
-          .run(
-            r.opening_balance,
-            r.closing_balance,
-            r.total_credit,
-            r.total_debit,
-            r.operations_count,
-            r.fetched_at,
-            id,
-          );
-        // Cut off any rows beyond the final count (left by an interrupted earlier attempt).
-        this.sqlite
-          .query("DELETE FROM statement_operations WHERE statement_id = ? AND seq > ?")
-          .run(id, r.operations_count);
-        if (balance) this.upsertBalance(balance);
-      })
-      .immediate();
+            )
+            .run(
+              r.opening_balance,
+              r.closing_balance,
+              r.total_credit,
+              r.total_debit,
+              r.operations_count,
+              r.fetched_at,
+              id,
+            );
+          // Cut off any rows beyond the final count (left by an interrupted earlier attempt).
+          this.sqlite
+            .query("DELETE FROM statement_operations WHERE statement_id = ? AND seq > ?")
+            .run(id, r.operations_count);
+          if (balance) this.upsertBalance(balance);
+        })
+        .immediate(),
+    );
   }
 
   upsertBalance(b: { bank_account_id: string; balance: number; currency: string; as_of: string }): void {

@@ -1,6 +1,6 @@
-// Tokens and accounts are cached in memory (sessions are read each time); a change made by
-// another process (for example `svc admin token revoke` on the same database file) must still
-// count from the next request on.
+// Tokens, accounts and statement rows are cached in memory (sessions are read each time); a
+// change made by another process (for example `svc admin token revoke` on the same database file)
+// must still count from the next request on.
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -75,5 +75,74 @@ describe("cached tokens and accounts", () => {
     await expectError(await t.request("GET", PATH, { token: w.token }), 403, "forbidden_ip");
     t.services.admin.patchToken(w.tokenId, { allowed_ips: [] });
     expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
+  });
+
+  test("a statement polled while the poller works on it shows each state as it is written", async () => {
+    const { t } = setup();
+    const w = t.fixtures.world();
+    const ordered = await t.request("POST", PATH, {
+      token: w.token,
+      body: {
+        bank_account_id: w.account.bank_account_id,
+        external_id: "cached",
+        date_from: "2026-11-18",
+        date_to: "2026-11-18",
+      },
+    });
+    const id = ((await ordered.json()) as { statement_id: string }).statement_id;
+    const status = async () =>
+      ((await (await t.request("GET", `${PATH}/${id}`, { token: w.token })).json()) as { status: string })
+        .status;
+    expect(await status()).toBe("processing");
+    expect(await status()).toBe("processing");
+    await t.services.poller.idle();
+    await t.services.poller.tick();
+    await t.services.poller.idle();
+    expect(await status()).toBe("ready");
+  });
+
+  test("a statement changed by another process is read again from the next request on", async () => {
+    const { t, other } = setup();
+    const w = t.fixtures.world();
+    const ordered = await t.request("POST", PATH, {
+      token: w.token,
+      body: {
+        bank_account_id: w.account.bank_account_id,
+        external_id: "other",
+        date_from: "2026-11-18",
+        date_to: "2026-11-18",
+      },
+    });
+    const id = ((await ordered.json()) as { statement_id: string }).statement_id;
+    const poll = async () =>
+      (await (await t.request("GET", `${PATH}/${id}`, { token: w.token })).json()) as {
+        status: string;
+        error?: { code: string };
+      };
+    expect((await poll()).status).toBe("processing");
+    other
+      .query(
+        "UPDATE statements SET status = 'failed', error_code = 'bank_error', error_message = 'x' WHERE id = ?",
+      )
+      .run(id);
+    const after = await poll();
+    expect(after.status).toBe("failed");
+    expect(after.error?.code).toBe("bank_error");
+  });
+
+  test("other processes' commits are looked for once per synchronous run of code", async () => {
+    const { t, other } = setup();
+    const w = t.fixtures.world();
+    const tokens = t.services.tokens;
+    const hash = t.services.database.sqlite
+      .query<{ token_hash: string }, [string]>("SELECT token_hash FROM api_tokens WHERE id = ?")
+      .get(w.tokenId)!.token_hash;
+    expect(tokens.findByHash(hash)?.revokedAt).toBeNull();
+    other.query("UPDATE api_tokens SET revoked_at = '2026-11-20T09:00:00.000Z' WHERE id = ?").run(w.tokenId);
+    // Same run as the look above: the cached row still answers.
+    expect(tokens.findByHash(hash)?.revokedAt).toBeNull();
+    await Promise.resolve();
+    // A later run looks again.
+    expect(tokens.findByHash(hash)?.revokedAt).toBe("2026-11-20T09:00:00.000Z");
   });
 });
