@@ -24,6 +24,7 @@ const kind = process.argv[2] ?? "mcp";
 const seconds = Number(process.argv[3] ?? 10);
 const dir = tempDir("svc-profile-");
 // PROFILE=off measures the same load without the profiler (for trying a change quickly).
+const underProfiler = process.env.PROFILE === "off" ? "" : " (under the profiler)";
 const profiled = (profDir: string) =>
   process.env.PROFILE === "off"
     ? undefined
@@ -73,7 +74,7 @@ async function profileOrders(): Promise<void> {
   await Bun.sleep(2000);
   clearInterval(drain);
   await server.stop();
-  process.stdout.write(`orders: ${Math.round(total / secs)}/s (under the profiler)\n`);
+  process.stdout.write(`orders: ${Math.round(total / secs)}/s${underProfiler}\n`);
   summarize(dir, 30, 60);
 }
 
@@ -120,7 +121,7 @@ async function profileExports(): Promise<void> {
         ],
         { stdout: "pipe" },
       ).stdout.toString();
-      process.stdout.write(`export ${format}: ${out} (bytes, seconds; under the profiler)\n`);
+      process.stdout.write(`export ${format}: ${out} (bytes, seconds)${underProfiler}\n`);
     }
     await server.stop();
     process.stdout.write(`\n=== export ${format}\n`);
@@ -175,13 +176,12 @@ async function profileHttp(): Promise<void> {
   const r = await runWrk({ url: server.url, requestsFile: file, connections: 32, threads: 2, seconds });
   clearInterval(drain);
   await server.stop();
-  process.stdout.write(
-    `${kind}: ${r.rps} req/s p50 ${r.p50_ms} ms p99 ${r.p99_ms} ms (under the profiler)\n`,
-  );
+  process.stdout.write(`${kind}: ${r.rps} req/s p50 ${r.p50_ms} ms p99 ${r.p99_ms} ms${underProfiler}\n`);
   summarize(dir);
 }
 
 function summarize(profDir: string, top1 = 35, top2 = 60): void {
+  if (process.env.PROFILE === "off") return;
   interface Node {
     id: number;
     callFrame: { functionName: string; url: string; lineNumber: number };
