@@ -358,6 +358,8 @@ const LINE_BREAK_UNITS = (() => {
 export class OneCDocumentEncoder {
   private buf = new Uint8Array(1 << 16);
   private len = 0;
+  // Where documents written later go (keepPlace/takeWith).
+  private readonly places: number[] = [];
   private readonly keys = new Map<string, Uint8Array>();
   private readonly end = iconv.encode(DOCUMENT_END, "win1251");
   private readonly field: OneCFieldSink = (key, value) => this.write(key, value);
@@ -395,9 +397,46 @@ export class OneCDocumentEncoder {
     return true;
   }
 
+  /** Keeps the place of a document that `takeWith` will write, in order: one `laidOut` refused. */
+  keepPlace(): void {
+    this.places.push(this.len);
+  }
+
   /** The bytes written since the last call. */
   take(): Uint8Array {
+    if (this.places.length > 0) throw new Error("places kept: use takeWith");
     const out = this.buf.slice(0, this.len);
+    this.len = 0;
+    return out;
+  }
+
+  /**
+   * The bytes written since the last call, with the documents of `ops` written by `document`
+   * at the places kept, in order, and nothing copied twice: they are written after the rest, then
+   * all is copied once into the result.
+   */
+  takeWith(ops: StatementOperation[]): Uint8Array {
+    if (ops.length !== this.places.length)
+      throw new Error(`${this.places.length} places kept, ${ops.length} given`);
+    const end = this.len;
+    const starts = ops.map((op) => {
+      const start = this.len;
+      this.document(op);
+      return start;
+    });
+    const out = new Uint8Array(this.len);
+    let written = 0;
+    let from = 0;
+    this.places.forEach((place, i) => {
+      out.set(this.buf.subarray(from, place), written);
+      written += place - from;
+      from = place;
+      const docEnd = i + 1 < starts.length ? starts[i + 1]! : this.len;
+      out.set(this.buf.subarray(starts[i]!, docEnd), written);
+      written += docEnd - starts[i]!;
+    });
+    out.set(this.buf.subarray(from, end), written);
+    this.places.length = 0;
     this.len = 0;
     return out;
   }

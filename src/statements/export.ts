@@ -131,25 +131,15 @@ export function exportStatement(
           (rows) => {
             // Documents SQLite could not lay out (null, or a line break inside a value) are left
             // to the field writer, which writes such values its own way and throws on what it
-            // refuses; their operations are read afterwards, in one query, and put in their place.
-            const parts: (Uint8Array | null)[] = [];
+            // refuses; their operations are read afterwards, in one query.
             const late: number[] = [];
             for (const r of rows) {
               if (r.document !== null && encoder.laidOut(r.document, lines)) continue;
-              parts.push(encoder.take(), null);
+              encoder.keepPlace();
               late.push(r.seq);
             }
             if (late.length === 0) return encoder.take();
-            parts.push(encoder.take());
-            const ops = repo.operationsAt(statement, late);
-            let next = 0;
-            return Buffer.concat(
-              parts.map((part) => {
-                if (part !== null) return part;
-                encoder.document(ops[next++]!.op);
-                return encoder.take();
-              }),
-            );
+            return encoder.takeWith(repo.operationsAt(statement, late).map((r) => r.op));
           },
           () => encodeCp1251(oneCStatementFooter()),
         ),

@@ -39,6 +39,41 @@ describe("OneCDocumentEncoder", () => {
     }
   });
 
+  test("documents written at kept places come out in order, each byte copied once into the result", () => {
+    const ops = [...sampleOperations, ...awkward(sampleOperations[0]!)];
+    const encoder = new OneCDocumentEncoder("1.03");
+    const later: StatementOperation[] = [];
+    ops.forEach((op, i) => {
+      if (i % 3 === 1) {
+        encoder.keepPlace();
+        later.push(op);
+      } else {
+        const text = oneCStatementDocument(op, "1.03");
+        // Laid-out text of a document with no line break inside its values is taken as it is.
+        const lines = text.split("\r\n").length - 1;
+        if (!encoder.laidOut(text, lines)) {
+          encoder.keepPlace();
+          later.push(op);
+        }
+      }
+    });
+    expect(() => encoder.take()).toThrow();
+    const expected = encodeCp1251(ops.map((op) => oneCStatementDocument(op, "1.03")).join(""));
+    expect(Buffer.from(encoder.takeWith(later)).equals(Buffer.from(expected))).toBe(true);
+    expect(encoder.take()).toHaveLength(0);
+  });
+
+  test("laid-out text with a line break inside a value is refused and nothing of it is written", () => {
+    const encoder = new OneCDocumentEncoder("1.03");
+    expect(encoder.laidOut("Номер=1\r\nПлательщик=ООО\nРомашка\r\n", 2)).toBe(false);
+    expect(encoder.laidOut("Номер=1\r\nПлательщик=ООО\r\nРомашка\r\n", 2)).toBe(false);
+    expect(encoder.take()).toHaveLength(0);
+    expect(encoder.laidOut("Номер=1\r\nПлательщик=ООО\r\n", 2)).toBe(true);
+    expect(
+      Buffer.from(encoder.take()).equals(Buffer.from(encodeCp1251("Номер=1\r\nПлательщик=ООО\r\n"))),
+    ).toBe(true);
+  });
+
   test("refuses what the text writer refuses", () => {
     const encoder = new OneCDocumentEncoder("1.03");
     expect(() => encoder.document({ ...sampleOperations[0]!, amount: -1 })).toThrow(RangeError);
