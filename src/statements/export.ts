@@ -12,6 +12,11 @@ export type ExportFormat = "1c" | "csv" | "json";
 // Rows per chunk. Smaller chunks leave less short-lived garbage between collections: at 1000 the
 // peak RSS of a 155k-operation export was ~30 MB higher for no gain in speed.
 const PAGE = 250;
+// An export this large leaves tens of megabytes of garbage (the rows read, the chunks sent) that
+// the collector would keep for a while: one full collection at its end, a few milliseconds, gives
+// the memory back (measured: the server's RSS after a 155k-operation export 135-175 MB without it,
+// about 90 MB with it).
+const COLLECT_AFTER_BYTES = 16 * 1024 * 1024;
 const encoder = new TextEncoder();
 
 export interface ExportFile {
@@ -48,7 +53,12 @@ function pagedStream<R extends { seq: number }>(
   let afterSeq = 0;
   let started = false;
   let done = false;
-  const bytes = (chunk: string | Uint8Array) => (typeof chunk === "string" ? encoder.encode(chunk) : chunk);
+  let sent = 0;
+  const bytes = (chunk: string | Uint8Array) => {
+    const out = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+    sent += out.byteLength;
+    return out;
+  };
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       if (done) return;
@@ -66,6 +76,7 @@ function pagedStream<R extends { seq: number }>(
         controller.enqueue(bytes(tail()));
         controller.close();
         done = true;
+        if (sent >= COLLECT_AFTER_BYTES) Bun.gc(true);
       }
     },
   });

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { parse } from "csv-parse/sync";
 import { CSV_COLUMNS } from "../../src/formats/csv";
 import { formatKopecks } from "../../src/formats/money";
@@ -206,6 +206,9 @@ describe("exports", () => {
     expect(row.status).toBe("ready");
     expect(row.operations_count).toBe(155_000);
     const totals = { credit: row.total_credit!, debit: row.total_debit! };
+    // Each of these large exports ends with one full collection; a small one (the header-only
+    // statement below) does not.
+    const collections = spyOn(Bun, "gc");
 
     // json: count and totals
     const res = await t.request("GET", `${PATH}/${id}/export?format=json`, { token: w.token });
@@ -236,6 +239,23 @@ describe("exports", () => {
     const b = accountSectionBalances(file.accounts[0]!);
     expect([b.totalCredit, b.totalDebit]).toEqual([totals.credit, totals.debit]);
     expect(b.openingBalance! + b.totalCredit! - b.totalDebit!).toBe(b.closingBalance!);
+
+    expect(collections).toHaveBeenCalledTimes(3);
+    expect(collections.mock.calls.every((args) => args[0] === true)).toBe(true);
+    const small = await readyStatement(
+      t,
+      w.token,
+      w.account.bank_account_id,
+      "2026-11-01",
+      "2026-11-01",
+      "small",
+    );
+    for (const format of ["json", "csv", "1c"])
+      await (
+        await t.request("GET", `${PATH}/${small}/export?format=${format}`, { token: w.token })
+      ).arrayBuffer();
+    expect(collections).toHaveBeenCalledTimes(3);
+    collections.mockRestore();
   }, 120_000);
 });
 
