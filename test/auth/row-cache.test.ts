@@ -27,6 +27,19 @@ function setup() {
   return { t, other };
 }
 
+async function orderOneDay(t: TestApp, token: string, accountId: string): Promise<string> {
+  const ordered = await t.request("POST", PATH, {
+    token,
+    body: {
+      bank_account_id: accountId,
+      external_id: "one-day",
+      date_from: "2026-11-18",
+      date_to: "2026-11-18",
+    },
+  });
+  return ((await ordered.json()) as { statement_id: string }).statement_id;
+}
+
 describe("cached tokens and accounts", () => {
   test("a token revoked by another process fails from the next request on", async () => {
     const { t, other } = setup();
@@ -80,16 +93,7 @@ describe("cached tokens and accounts", () => {
   test("a statement polled while the poller works on it shows each state as it is written", async () => {
     const { t } = setup();
     const w = t.fixtures.world();
-    const ordered = await t.request("POST", PATH, {
-      token: w.token,
-      body: {
-        bank_account_id: w.account.bank_account_id,
-        external_id: "cached",
-        date_from: "2026-11-18",
-        date_to: "2026-11-18",
-      },
-    });
-    const id = ((await ordered.json()) as { statement_id: string }).statement_id;
+    const id = await orderOneDay(t, w.token, w.account.bank_account_id);
     const status = async () =>
       ((await (await t.request("GET", `${PATH}/${id}`, { token: w.token })).json()) as { status: string })
         .status;
@@ -104,16 +108,7 @@ describe("cached tokens and accounts", () => {
   test("a statement changed by another process is read again from the next request on", async () => {
     const { t, other } = setup();
     const w = t.fixtures.world();
-    const ordered = await t.request("POST", PATH, {
-      token: w.token,
-      body: {
-        bank_account_id: w.account.bank_account_id,
-        external_id: "other",
-        date_from: "2026-11-18",
-        date_to: "2026-11-18",
-      },
-    });
-    const id = ((await ordered.json()) as { statement_id: string }).statement_id;
+    const id = await orderOneDay(t, w.token, w.account.bank_account_id);
     const poll = async () =>
       (await (await t.request("GET", `${PATH}/${id}`, { token: w.token })).json()) as {
         status: string;

@@ -170,6 +170,15 @@ describe("1C export documents laid out by SQLite", () => {
 
   test("an operation the field writer refuses fails the export as before, not written some other way", async () => {
     const { repo, statement } = storage();
+    const party = {
+      name: "a",
+      inn: "",
+      kpp: "",
+      account: "1",
+      bank_name: "b",
+      bank_bik: "1",
+      bank_corr_account: "1",
+    };
     const base = {
       operation_id: "op-1",
       direction: "credit" as const,
@@ -179,24 +188,8 @@ describe("1C export documents laid out by SQLite", () => {
       amount: 100,
       currency: "RUB",
       purpose: "x",
-      payer: {
-        name: "a",
-        inn: "",
-        kpp: "",
-        account: "1",
-        bank_name: "b",
-        bank_bik: "1",
-        bank_corr_account: "1",
-      },
-      payee: {
-        name: "a",
-        inn: "",
-        kpp: "",
-        account: "1",
-        bank_name: "b",
-        bank_bik: "1",
-        bank_corr_account: "1",
-      },
+      payer: party,
+      payee: party,
       uin: null,
       purpose_code: null,
       priority: null,
