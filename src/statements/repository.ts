@@ -83,6 +83,15 @@ export const OPERATION_COLUMNS = `o.operation_id, o.direction, o.doc_type, o.doc
   o.payer_bank_corr_account, o.payee_name, o.payee_inn, o.payee_kpp, o.payee_account, o.payee_bank_name,
   o.payee_bank_bik, o.payee_bank_corr_account, o.uin, o.purpose_code, o.priority`;
 
+function hasConcat(sqlite: Database): boolean {
+  try {
+    sqlite.query("SELECT concat('a', 'b')").get();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function operationFromRow(r: OperationDbRow): StatementOperation {
   return {
     operation_id: r.operation_id,
@@ -184,11 +193,18 @@ export class StatementRepository {
   // `changes` (tests of the queries alone) nothing is kept.
   private readonly rows: RowCache<StatementRow> | null;
 
+  // Whether SQLite lays out the 1C documents (concat() came with SQLite 3.44: Bun carries a newer
+  // one, but on some systems it loads the system library). Without it every document is left to
+  // the field writer, as `document` null says.
+  private readonly layOutOneC: boolean;
+
   constructor(
     private readonly sqlite: Database,
     private readonly changes?: ExternalChanges,
+    options: { layOutOneC?: boolean } = {},
   ) {
     this.rows = changes ? new RowCache(changes) : null;
+    this.layOutOneC = options.layOutOneC ?? hasConcat(sqlite);
     this.byId = sqlite.query<StatementRow, [string]>("SELECT * FROM statements WHERE id = ?");
     this.byTokenExternal = sqlite.query<StatementRow, [string, string]>(
       "SELECT * FROM statements WHERE api_token_id = ? AND external_id = ?",
@@ -475,7 +491,7 @@ export class StatementRepository {
     let query = this.opsOneCPage.get(version);
     if (!query) {
       query = this.sqlite.query<Record<string, unknown>, [string, string, number, number]>(
-        `SELECT so.seq, ${oneCDocumentSql(version).expression}
+        `SELECT so.seq, ${this.layOutOneC ? oneCDocumentSql(version).expression : "NULL"}
            FROM statement_operations so
            JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
           WHERE so.statement_id = ? AND so.seq > ?

@@ -12,12 +12,12 @@ import { StatementRepository, type StatementRow } from "../../src/statements/rep
 
 const ACCOUNT = "40702810900000000001";
 
-function storage() {
+function storage(options: { layOutOneC?: boolean } = {}) {
   const database = openDatabase(":memory:");
   migrate(database.db);
   // Only the export's reading is under test here: no company or account rows behind it.
   database.sqlite.exec("PRAGMA foreign_keys = OFF");
-  const repo = new StatementRepository(database.sqlite);
+  const repo = new StatementRepository(database.sqlite, undefined, options);
   let n = 0;
   const statement = (ops: StatementOperation[]): StatementRow => {
     const id = `s${++n}`;
@@ -166,6 +166,22 @@ describe("1C export documents laid out by SQLite", () => {
       // Only the multi-line purpose and the name with a line break needed the field writer.
       expect(asked).toEqual([[2, 4]]);
     }
+  });
+
+  test("with a SQLite that cannot lay documents out (no concat()), the field writer writes them all", async () => {
+    const { repo, statement } = storage({ layOutOneC: false });
+    const ops = fc.sample(operations, { numRuns: 5, seed: 7 }).flat();
+    const row = statement(ops.map((op, i) => ({ ...op, operation_id: `op-${i}` })));
+    const asked: number[] = [];
+    const operationsAt = repo.operationsAt.bind(repo);
+    repo.operationsAt = (s, seqs) => {
+      asked.push(...seqs);
+      return operationsAt(s, seqs);
+    };
+    const body = await exported(repo, row, "1.03");
+    const tail = expectedTail(repo, row, "1.03");
+    expect(body.subarray(body.length - tail.length).equals(tail)).toBe(true);
+    expect(asked).toEqual(ops.map((_, i) => i + 1));
   });
 
   test("an operation the field writer refuses fails the export as before, not written some other way", async () => {
