@@ -23,7 +23,19 @@ const byDocType = (names: Record<string, string>) =>
 // dd.mm.yyyy as concat() arguments.
 const RU_DATE = "substr(o.doc_date, 9, 2), '.', substr(o.doc_date, 6, 2), '.', substr(o.doc_date, 1, 4)";
 
+const built = new Map<OneCVersion, OneCDocumentSql>();
+
+/** The layout of `version`, built once. */
 export function oneCDocumentSql(version: OneCVersion): OneCDocumentSql {
+  let sql = built.get(version);
+  if (!sql) {
+    sql = buildOneCDocumentSql(version);
+    built.set(version, sql);
+  }
+  return sql;
+}
+
+function buildOneCDocumentSql(version: OneCVersion): OneCDocumentSql {
   const parts: string[] = [];
   let lines = 0;
   // One line: the key, then the concat() arguments of its value.

@@ -179,7 +179,6 @@ export class StatementRepository {
   private readonly insertStmt;
   private readonly insertOp;
   private readonly linkOp;
-  private readonly opsPage;
   private readonly opsJsonPage;
   private readonly opsCsvPage;
   private readonly opsAt;
@@ -225,13 +224,6 @@ export class StatementRepository {
     );
     this.linkOp = sqlite.query(
       "INSERT OR REPLACE INTO statement_operations (statement_id, seq, operation_id) VALUES (?, ?, ?)",
-    );
-    this.opsPage = sqlite.query<OperationDbRow & { seq: number }, [string, string, number, number]>(
-      `SELECT so.seq, ${OPERATION_COLUMNS}
-         FROM statement_operations so
-         JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
-        WHERE so.statement_id = ? AND so.seq > ?
-        ORDER BY so.seq LIMIT ?`,
     );
     this.opsAt = sqlite.query<OperationDbRow & { seq: number }, [string, string, string]>(
       `SELECT so.seq, ${OPERATION_COLUMNS}
@@ -445,17 +437,6 @@ export class StatementRepository {
 
   due(nowMs: number, limit: number): StatementRow[] {
     return this.dueStmt.all(nowMs, limit);
-  }
-
-  /** A page of a statement's operations in bank order, after `afterSeq`. */
-  operationsPage(
-    statement: Pick<StatementRow, "id" | "bank_account_id">,
-    afterSeq: number,
-    limit: number,
-  ): { seq: number; op: StatementOperation }[] {
-    return this.opsPage
-      .all(statement.bank_account_id, statement.id, afterSeq, limit)
-      .map((r) => ({ seq: r.seq, op: operationFromRow(r) }));
   }
 
   /** The operations at these positions of a statement, in seq order. */

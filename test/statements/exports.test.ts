@@ -266,7 +266,8 @@ describe("json export objects", () => {
     const w = t.fixtures.world({ ops_per_day: 50 });
     const id = await readyStatement(t, w.token, w.account.bank_account_id, "2026-10-01", "2026-10-31");
     const row = t.services.statementRepo.findById(id)!;
-    const objects = t.services.statementRepo.operationsPage(row, 0, 100_000);
+    const seqs = Array.from({ length: row.operations_count! }, (_, i) => i + 1);
+    const objects = t.services.statementRepo.operationsAt(row, seqs);
     const json = t.services.statementRepo.operationsJsonPage(row, 0, 100_000);
     expect(json).toHaveLength(objects.length);
     json.forEach((j, i) => {
