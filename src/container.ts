@@ -43,7 +43,7 @@ export function buildServices(
   const today = () => dateInZone(clock.now(), config.timezone);
   const companies = new CompanyRepository(db, sqlite);
   // Another process (`svc admin`) may change tokens and accounts: cached rows follow its commits.
-  const externalChanges = new ExternalChanges(sqlite);
+  const externalChanges = new ExternalChanges(sqlite, database.walHeader);
   const accounts = new BankAccountRepository(db, sqlite, externalChanges);
   const tokens = new TokenRepository(db, sqlite, externalChanges);
   const audit = new AuditLog(sqlite);

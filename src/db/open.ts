@@ -6,6 +6,7 @@ import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { embeddedMigrations } from "./migrations.gen";
 import * as schema from "./schema";
+import { WalIndexHeader } from "./wal-index-header";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -15,6 +16,9 @@ export const IMMEDIATE = { behavior: "immediate" } as const;
 export interface OpenedDatabase {
   sqlite: Database;
   db: Db;
+  /** Where other connections' commits show first (null in memory); see `ExternalChanges`. */
+  walHeader: WalIndexHeader | null;
+  /** Last of all the process's connections to the file (it releases the header's descriptor). */
   close(): void;
 }
 
@@ -33,10 +37,17 @@ export function openDatabase(path: string): OpenedDatabase {
   const sqlite = new Database(path, { create: true, strict: true });
   applyPragmas(sqlite, false);
   const db = drizzle({ client: sqlite, schema }) as Db;
+  // A first read creates the -shm file of a new database.
+  sqlite.query("PRAGMA schema_version").get();
+  const walHeader = WalIndexHeader.open(path);
   return {
     sqlite,
     db,
-    close: () => sqlite.close(),
+    walHeader,
+    close: () => {
+      sqlite.close();
+      walHeader?.close();
+    },
   };
 }
 

@@ -3,6 +3,7 @@
 // when another connection has committed anything (PRAGMA data_version moves): a token revoked by
 // `svc admin` from another process fails from the next request on, as one revoked here does.
 import type { Database } from "bun:sqlite";
+import type { WalIndexHeader } from "./wal-index-header";
 
 export class ExternalChanges {
   private readonly stmt;
@@ -13,8 +14,13 @@ export class ExternalChanges {
     this.checkedInThisRun = false;
   };
 
-  constructor(sqlite: Database) {
+  /** `header`: the database's WAL-index header; without one (in memory) every check asks SQLite. */
+  constructor(
+    sqlite: Database,
+    private readonly header: WalIndexHeader | null = null,
+  ) {
     this.stmt = sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
+    header?.moved();
     this.version = this.read();
   }
 
@@ -24,6 +30,8 @@ export class ExternalChanges {
 
   /**
    * Empties every registered cache if another connection has committed since the last check.
+   * Asks SQLite only when the WAL-index header has changed since the last look (some connection
+   * committed: this process's own included), a read of shared memory instead of a statement.
    * Looks once per synchronous run of code (until the next microtask): a request asks several
    * repositories in one run, and each look is a SQLite statement, several microseconds under
    * load. Nothing of this process interleaves with a run, and another process's commit during
@@ -33,6 +41,9 @@ export class ExternalChanges {
     if (this.checkedInThisRun) return;
     this.checkedInThisRun = true;
     queueMicrotask(this.endRun);
+    // No commit by any connection since the last look: nothing to ask SQLite. (The header is
+    // remembered before asking, so a commit in between moves it again for the next check.)
+    if (this.header && !this.header.moved()) return;
     const version = this.read();
     if (version === this.version) return;
     this.version = version;

@@ -1,0 +1,131 @@
+// Other connections' commits are noticed through the WAL-index header in the -shm file, a read of
+// shared memory; `PRAGMA data_version` is asked only when that header has moved.
+import { Database } from "bun:sqlite";
+import { afterEach, describe, expect, spyOn, test } from "bun:test";
+import { join } from "node:path";
+import { openDatabase } from "../../src/db/open";
+import { ExternalChanges, RowCache } from "../../src/db/row-cache";
+import { WalIndexHeader } from "../../src/db/wal-index-header";
+import { tempDir } from "../helpers/server";
+
+const opened: Database[] = [];
+afterEach(() => {
+  for (const db of opened.splice(0)) db.close();
+});
+
+const headers: WalIndexHeader[] = [];
+afterEach(() => {
+  for (const header of headers.splice(0)) header.close();
+});
+
+function walDatabase() {
+  const path = join(tempDir(), "svc.db");
+  const { sqlite, walHeader } = openDatabase(path);
+  sqlite.exec("CREATE TABLE t (v INTEGER)");
+  const other = new Database(path);
+  other.exec("PRAGMA busy_timeout = 5000");
+  opened.push(other, sqlite);
+  if (walHeader) headers.push(walHeader);
+  return { path, sqlite, other, walHeader };
+}
+
+/** Runs SQL against the file from a separate process. */
+function inAnotherProcess(path: string, sql: string): void {
+  const script = `const { Database } = require("bun:sqlite"); const db = new Database(${JSON.stringify(path)}); db.exec("PRAGMA busy_timeout = 5000"); db.exec(${JSON.stringify(sql)}); db.close();`;
+  const done = Bun.spawnSync([process.execPath, "-e", script], { stderr: "pipe" });
+  if (done.exitCode !== 0) throw new Error(done.stderr.toString());
+}
+
+const nextRun = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe("WAL-index header", () => {
+  test("moves with every commit, of this connection, another one, and another process", () => {
+    const { path, sqlite, other, walHeader } = walDatabase();
+    const header = walHeader!;
+    expect(header).not.toBeNull();
+    header.moved();
+    expect(header.moved()).toBe(false);
+
+    sqlite.exec("INSERT INTO t VALUES (1)");
+    expect(header.moved()).toBe(true);
+    expect(header.moved()).toBe(false);
+
+    other.exec("INSERT INTO t VALUES (2)");
+    expect(header.moved()).toBe(true);
+
+    inAnotherProcess(path, "INSERT INTO t VALUES (3)");
+    expect(header.moved()).toBe(true);
+
+    // Reads change nothing, also another process's first read of the file: this process's locks
+    // on the -shm file are intact (had they been dropped, that process would rebuild the file).
+    other.query("SELECT count(*) FROM t").get();
+    inAnotherProcess(path, "SELECT count(*) FROM t");
+    expect(header.moved()).toBe(false);
+  });
+
+  test("moves when the WAL starts over after a checkpoint", () => {
+    const { sqlite, other, walHeader } = walDatabase();
+    sqlite.exec("INSERT INTO t VALUES (1)");
+    other.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    walHeader!.moved();
+    other.exec("INSERT INTO t VALUES (2)");
+    expect(walHeader!.moved()).toBe(true);
+  });
+
+  test("there is none for an in-memory database or one without a WAL", () => {
+    expect(WalIndexHeader.open(":memory:")).toBeNull();
+    expect(openDatabase(":memory:").walHeader).toBeNull();
+    const path = join(tempDir(), "rollback.db");
+    const db = new Database(path);
+    opened.push(db);
+    db.exec("PRAGMA journal_mode = DELETE; CREATE TABLE t (v INTEGER)");
+    expect(WalIndexHeader.open(path)).toBeNull();
+  });
+});
+
+describe("ExternalChanges", () => {
+  test("asks SQLite only after some connection has committed", async () => {
+    const { sqlite, other, walHeader } = walDatabase();
+    const changes = new ExternalChanges(sqlite, walHeader);
+    const cache = new RowCache<string>(changes);
+    // bun:sqlite hands out the same prepared statement for the same text.
+    const dataVersion = spyOn(sqlite.query("PRAGMA data_version"), "get");
+    cache.get("k", () => "cached");
+
+    for (let i = 0; i < 3; i++) {
+      changes.check();
+      await nextRun();
+    }
+    expect(dataVersion).toHaveBeenCalledTimes(0);
+    expect(cache.get("k", () => "reloaded")).toBe("cached");
+
+    other.exec("INSERT INTO t VALUES (1)");
+    changes.check();
+    expect(dataVersion).toHaveBeenCalledTimes(1);
+    expect(cache.get("k", () => "reloaded")).toBe("reloaded");
+    await nextRun();
+    changes.check();
+    expect(dataVersion).toHaveBeenCalledTimes(1);
+  });
+
+  test("this connection's own commits move the header but empty no cache", async () => {
+    const { sqlite, walHeader } = walDatabase();
+    const changes = new ExternalChanges(sqlite, walHeader);
+    const cache = new RowCache<string>(changes);
+    cache.get("k", () => "cached");
+    sqlite.exec("INSERT INTO t VALUES (1)");
+    changes.check();
+    expect(cache.get("k", () => "reloaded")).toBe("cached");
+  });
+
+  test("without a header every run asks SQLite", async () => {
+    const sqlite = new Database(":memory:");
+    opened.push(sqlite);
+    const changes = new ExternalChanges(sqlite);
+    const dataVersion = spyOn(sqlite.query("PRAGMA data_version"), "get");
+    changes.check();
+    await nextRun();
+    changes.check();
+    expect(dataVersion).toHaveBeenCalledTimes(2);
+  });
+});
