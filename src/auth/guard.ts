@@ -66,30 +66,28 @@ export class TokenGuard {
     const rate = record
       ? this.limiter.hit(record.id, record.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT[record.purpose])
       : this.limiter.hit(`unknown:${hash}`, DEFAULT_RATE_LIMIT.integration);
-    const headers = rateLimitHeaders(rate);
     if (!rate.allowed) {
       throw new ApiError(
         "rate_limited",
         undefined,
         { retry_after_seconds: rate.retryAfterSeconds },
-        { ...headers, "retry-after": String(rate.retryAfterSeconds) },
+        { ...rateLimitHeaders(rate), "retry-after": String(rate.retryAfterSeconds) },
       );
     }
 
     const now = this.clock.now();
     if (!record || record.revokedAt !== null || isExpired(record, now)) {
-      throw new ApiError("invalid_token", undefined, undefined, headers);
+      throw refused("invalid_token", rate);
     }
     if (record.allowedIps.length > 0 && !ipAllowed(clientIp, this.ranges(record))) {
-      throw new ApiError("forbidden_ip", undefined, undefined, headers);
+      throw refused("forbidden_ip", rate);
     }
-    if (record.purpose !== need.purpose)
-      throw new ApiError("forbidden_purpose", undefined, undefined, headers);
+    if (record.purpose !== need.purpose) throw refused("forbidden_purpose", rate);
     if (need.scope === "read_statements" && !record.scopeReadStatements) {
-      throw new ApiError("forbidden_scope", undefined, { scope: "scope_read_statements" }, headers);
+      throw refused("forbidden_scope", rate, { scope: "scope_read_statements" });
     }
     if (need.scope === "send_payments" && !record.scopeSendPayments) {
-      throw new ApiError("forbidden_scope", undefined, { scope: "scope_send_payments" }, headers);
+      throw refused("forbidden_scope", rate, { scope: "scope_send_payments" });
     }
 
     this.touch(record.id, now);
@@ -130,6 +128,16 @@ export class TokenGuard {
     }
     return ranges;
   }
+}
+
+/** A refusal after the rate limit: it carries the rate-limit headers too (a success gets them
+ * from the caller). */
+function refused(
+  code: "invalid_token" | "forbidden_ip" | "forbidden_purpose" | "forbidden_scope",
+  rate: RateDecision,
+  details?: Record<string, unknown>,
+): ApiError {
+  return new ApiError(code, undefined, details, rateLimitHeaders(rate));
 }
 
 function isExpired(record: TokenAuthRecord, now: Date): boolean {
