@@ -18,7 +18,7 @@ export interface Principal {
   purpose: TokenPurpose;
   mode: "live" | "test";
   scopes: { readStatements: boolean; sendPayments: boolean };
-  grants: Map<string, AccountGrant>;
+  grants: ReadonlyMap<string, AccountGrant>;
 }
 
 export interface Authenticated {
@@ -91,7 +91,7 @@ export class TokenGuard {
     }
 
     this.touch(record.id, now);
-    const grants = new Map(this.tokens.grants(record.id).map((g) => [g.bankAccountId, g]));
+    const grants = this.tokens.grantsByAccount(record.id);
     return {
       principal: {
         tokenId: record.id,

@@ -41,6 +41,7 @@ export class TokenRepository {
 
   private readonly records: RowCache<TokenAuthRecord>;
   private readonly grantLists: RowCache<AccountGrant[]>;
+  private readonly grantMaps: RowCache<ReadonlyMap<string, AccountGrant>>;
 
   constructor(
     private readonly db: Db,
@@ -49,6 +50,7 @@ export class TokenRepository {
   ) {
     this.records = new RowCache(changes);
     this.grantLists = new RowCache(changes);
+    this.grantMaps = new RowCache(changes);
     this.byHash = sqlite.query<RawAuthRow, [string]>(
       `SELECT id, company_id AS companyId, purpose, mode, scope_read_statements AS scopeReadStatements,
               scope_send_payments AS scopeSendPayments, allowed_ips AS allowedIps,
@@ -92,9 +94,18 @@ export class TokenRepository {
     );
   }
 
+  /** The token's grants by bank account id (shared with other requests, like `grants`). */
+  grantsByAccount(tokenId: string): ReadonlyMap<string, AccountGrant> {
+    return (
+      this.grantMaps.get(tokenId, () => new Map(this.grants(tokenId).map((g) => [g.bankAccountId, g]))) ??
+      new Map()
+    );
+  }
+
   private forget(): void {
     this.records.clear();
     this.grantLists.clear();
+    this.grantMaps.clear();
   }
 
   touch(tokenId: string, at: string): void {
