@@ -122,6 +122,9 @@ export const statements = sqliteTable(
     totalDebit: integer("total_debit"),
     operationsCount: integer("operations_count"),
     fetchedAt: text("fetched_at"),
+    // JSON array of the document kinds among its stored operations (the 1C header lists them),
+    // set when it becomes ready; null for statements made ready before it was kept.
+    docTypes: text("doc_types"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [

@@ -132,7 +132,7 @@ export function exportStatement(
                 dateFrom: statement.date_from,
                 dateTo: statement.date_to,
                 accountNumber: account.accountNumber,
-                docTypes: repo.docTypes(statement.id) as DocType[],
+                docTypes: repo.docTypes(statement) as DocType[],
                 openingBalance: statement.opening_balance ?? 0,
                 totalCredit: statement.total_credit ?? 0,
                 totalDebit: statement.total_debit ?? 0,

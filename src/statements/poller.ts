@@ -145,19 +145,21 @@ export class StatementPoller {
     // Stored in chunks, each its own transaction, yielding between them so HTTP keeps being served.
     let seq = 0;
     let chunk: StatementOperation[] = [];
+    const docTypes = new Set<string>();
+    const store = () => {
+      for (const kind of this.deps.repo.storeOperations(row.id, row.bank_account_id, seq + 1, chunk))
+        docTypes.add(kind);
+      seq += chunk.length;
+    };
     for (const op of result.operations) {
       chunk.push(op);
       if (chunk.length === STORE_CHUNK) {
-        this.deps.repo.storeOperations(row.id, row.bank_account_id, seq + 1, chunk);
-        seq += chunk.length;
+        store();
         chunk = [];
         await yieldToEventLoop();
       }
     }
-    if (chunk.length > 0) {
-      this.deps.repo.storeOperations(row.id, row.bank_account_id, seq + 1, chunk);
-      seq += chunk.length;
-    }
+    if (chunk.length > 0) store();
     const fetchedAt = this.deps.clock.now().toISOString();
     const endsToday = row.date_to === this.deps.today();
     this.deps.repo.markReady(
@@ -169,6 +171,7 @@ export class StatementPoller {
         total_debit: result.total_debit,
         operations_count: seq,
         fetched_at: fetchedAt,
+        doc_types: docTypes,
       },
       endsToday
         ? {

@@ -3,7 +3,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { type ExternalChanges, RowCache } from "../db/row-cache";
 import type { StoredCsvValues } from "../formats/csv";
-import type { OneCVersion, StatementOperation } from "../formats/types";
+import { DOC_TYPES, type OneCVersion, type StatementOperation } from "../formats/types";
 import { oneCDocumentSql } from "./onec-sql";
 
 export type StatementStatus = "processing" | "ready" | "failed";
@@ -30,7 +30,18 @@ export interface StatementRow {
   total_debit: number | null;
   operations_count: number | null;
   fetched_at: string | null;
+  /** JSON array of DocType (see `docTypes`); null before ready, or if made ready before it was kept. */
+  doc_types: string | null;
   created_at: string;
+}
+
+/** Distinct kinds in DOC_TYPES order (a kind it lacks, which no export can write, last). */
+function inDocTypeOrder(kinds: Iterable<string>): string[] {
+  const rank = (kind: string) => {
+    const i = (DOC_TYPES as readonly string[]).indexOf(kind);
+    return i < 0 ? DOC_TYPES.length : i;
+  };
+  return [...new Set(kinds)].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 export interface NewStatement {
@@ -171,6 +182,8 @@ export interface ReadyResult {
   total_debit: number;
   operations_count: number;
   fetched_at: string;
+  /** Document kinds among the stored operations (what storeOperations returned, all chunks). */
+  doc_types: Iterable<string>;
 }
 
 export class StatementRepository {
@@ -178,6 +191,7 @@ export class StatementRepository {
   private readonly byTokenExternal;
   private readonly insertStmt;
   private readonly insertOp;
+  private readonly storedDocType;
   private readonly linkOp;
   private readonly opsJsonPage;
   private readonly opsCsvPage;
@@ -221,6 +235,9 @@ export class StatementRepository {
          payee_bank_name, payee_bank_bik, payee_bank_corr_account, uin, purpose_code, priority)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
                ?22, ?23, ?24, ?25, ?26, ?27)`,
+    );
+    this.storedDocType = sqlite.query<{ doc_type: string }, [string, string]>(
+      "SELECT doc_type FROM operations WHERE bank_account_id = ? AND operation_id = ?",
     );
     this.linkOp = sqlite.query(
       "INSERT OR REPLACE INTO statement_operations (statement_id, seq, operation_id) VALUES (?, ?, ?)",
@@ -333,19 +350,24 @@ export class StatementRepository {
     );
   }
 
-  /** Stores one chunk of a statement's operations (idempotent: a re-run after a crash is harmless). */
+  /**
+   * Stores one chunk of a statement's operations (idempotent: a re-run after a crash is harmless).
+   * Returns the document kinds of the stored rows: an operation stored before (by an overlapping
+   * statement) keeps its stored row, whose kind is the one the exports show.
+   */
   storeOperations(
     statementId: string,
     bankAccountId: string,
     firstSeq: number,
     ops: StatementOperation[],
-  ): void {
+  ): Set<string> {
+    const docTypes = new Set<string>();
     this.sqlite
       .transaction(() => {
         let seq = firstSeq;
         for (const op of ops) {
           const counterparty = op.direction === "credit" ? op.payer.inn : op.payee.inn;
-          this.insertOp.run(
+          const inserted = this.insertOp.run(
             bankAccountId,
             op.operation_id,
             op.doc_date,
@@ -373,12 +395,18 @@ export class StatementRepository {
             op.uin ?? null,
             op.purpose_code ?? null,
             op.priority ?? null,
-          );
+          ).changes;
+          if (inserted === 1) docTypes.add(op.doc_type);
+          else {
+            const stored = this.storedDocType.get(bankAccountId, op.operation_id);
+            if (stored) docTypes.add(stored.doc_type);
+          }
           this.linkOp.run(statementId, seq, op.operation_id);
           seq += 1;
         }
       })
       .immediate();
+    return docTypes;
   }
 
   /** Completes a statement; with `balance` also caches the account balance, in the same transaction. */
@@ -393,7 +421,7 @@ export class StatementRepository {
           this.sqlite
             .query(
               `UPDATE statements SET status = 'ready', bank_state = 'done', opening_balance = ?, closing_balance = ?,
-                  total_credit = ?, total_debit = ?, operations_count = ?, fetched_at = ?
+                  total_credit = ?, total_debit = ?, operations_count = ?, fetched_at = ?, doc_types = ?
             WHERE id = ? AND status = 'processing'`,
             )
             .run(
@@ -403,6 +431,7 @@ export class StatementRepository {
               r.total_debit,
               r.operations_count,
               r.fetched_at,
+              JSON.stringify(inDocTypeOrder(r.doc_types)),
               id,
             );
           // Cut off any rows beyond the final count (left by an interrupted earlier attempt).
@@ -494,16 +523,20 @@ export class StatementRepository {
     return this.opsJsonPage.all(statement.bank_account_id, statement.id, afterSeq, limit);
   }
 
-  docTypes(statementId: string): string[] {
-    return this.sqlite
+  /** The document kinds among a ready statement's operations, in DOC_TYPES order: as kept when
+   *  it became ready, else read from its operations (every one of them). */
+  docTypes(statement: Pick<StatementRow, "id" | "doc_types">): string[] {
+    if (statement.doc_types !== null) return JSON.parse(statement.doc_types) as string[];
+    const found = this.sqlite
       .query<{ doc_type: string }, [string]>(
         `SELECT DISTINCT o.doc_type FROM statement_operations so
            JOIN statements s ON s.id = so.statement_id
            JOIN operations o ON o.bank_account_id = s.bank_account_id AND o.operation_id = so.operation_id
           WHERE so.statement_id = ?`,
       )
-      .all(statementId)
+      .all(statement.id)
       .map((r) => r.doc_type);
+    return inDocTypeOrder(found);
   }
 
   /** Statements newest first; keyset paging on (created_at, id). */
