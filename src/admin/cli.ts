@@ -184,6 +184,8 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
     }
     throw e;
   } finally {
+    // The main connection last (see OpenedDatabase.close).
+    services.mcp.close();
     services.database.close();
   }
 }
