@@ -31,7 +31,7 @@ export class ExternalChanges {
   /**
    * Empties every registered cache if another connection has committed since the last check.
    * Asks SQLite only when the WAL-index header has changed since the last look (some connection
-   * committed: this process's own included), a read of shared memory instead of a statement.
+   * committed: this process's own included); reading it is one pread instead of a statement.
    * Looks once per synchronous run of code (until the next microtask): a request asks several
    * repositories in one run, and each look is a SQLite statement, several microseconds under
    * load. Nothing of this process interleaves with a run, and another process's commit during
