@@ -154,8 +154,13 @@ export async function seedToken(
       accounts: [{ bank_account_id: account.bank_account_id, allow_read_statements: true }],
       rate_limit_per_minute: opts.rate_limit_per_minute ?? 10000,
     })
-  ).json()) as { token: string };
-  return { companyId: company.company_id, accountId: account.bank_account_id, token: token.token };
+  ).json()) as { token: string; api_token_id: string };
+  return {
+    companyId: company.company_id,
+    accountId: account.bank_account_id,
+    token: token.token,
+    tokenId: token.api_token_id,
+  };
 }
 
 /** Company, sandbox account and an integration token, through the admin API of a running server. */
