@@ -65,6 +65,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
         guard: services.guard,
         service: services.statements,
         repo: services.statementRepo,
+        exportThreads: services.exportThreads,
+        logger: services.logger,
         timezone: services.config.timezone,
         now: () => services.clock.now(),
       }),

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { parseIpRange } from "./auth/ip";
 
 // Configuration is read from the environment once, here, and validated at start-up.
@@ -17,6 +18,8 @@ export interface Config {
   mcpAllowedOrigins: string[];
   trustProxy: string[];
   logLevel: LogLevel;
+  /** Worker threads per large statement export; 0 renders every export in the server's thread. */
+  exportThreads: number;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -115,6 +118,7 @@ export function loadConfig(env: Env = process.env): Config {
     mcpAllowedOrigins: origins,
     trustProxy,
     logLevel,
+    exportThreads: int(env, "SVC_EXPORT_THREADS", Math.min(2, availableParallelism()), 0, 16),
   };
 }
 

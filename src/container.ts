@@ -22,6 +22,7 @@ import type { Logger } from "./http/logger";
 import { createMcpServices, type SessionStore } from "./mcp";
 import { PaymentRepository } from "./payments/repository";
 import { PaymentService } from "./payments/service";
+import { ExportThreads, type ExportThreadsOptions } from "./statements/export-threads";
 import { BalanceRefresher, StatementPoller } from "./statements/poller";
 import { StatementRepository } from "./statements/repository";
 import { StatementService } from "./statements/service";
@@ -30,6 +31,7 @@ export interface ServiceOverrides {
   rateLimiter?: RateLimiter;
   sessionStore?: SessionStore;
   banks?: (deps: { clock: Clock; sandboxLog: SqliteSandboxRequestLog; today: () => string }) => BankRegistry;
+  exportThreads?: ExportThreadsOptions;
 }
 
 export function buildServices(
@@ -71,6 +73,10 @@ export function buildServices(
   });
 
   const statementRepo = new StatementRepository(sqlite, externalChanges);
+  const exportThreads = new ExportThreads(config.dbPath, logger, {
+    threads: config.exportThreads,
+    ...overrides.exportThreads,
+  });
   const accountOf = (id: string) => accounts.findById(id);
   const statements = new StatementService({
     clock,
@@ -130,6 +136,7 @@ export function buildServices(
     banks,
     gateway,
     statementRepo,
+    exportThreads,
     statements,
     poller,
     balanceRefresher,

@@ -113,6 +113,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Stop accepting; in-flight requests finish.
       await server.stop(false);
       await Promise.all(workers.map((w) => w.stop()));
+      await services.exportThreads.stop();
       services.mcp.close();
       services.database.close();
       logger.info("stopped");

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { availableParallelism } from "node:os";
 import { ConfigError, loadConfig } from "../src/config";
 
 const KEY = Buffer.alloc(32, 1).toString("base64");
@@ -29,6 +30,7 @@ describe("loadConfig", () => {
       mcpAllowedOrigins: [],
       trustProxy: [],
       logLevel: "info",
+      exportThreads: Math.min(2, availableParallelism()),
     });
   });
 
@@ -47,6 +49,7 @@ describe("loadConfig", () => {
       MCP_ALLOWED_ORIGINS: "https://agent.example.com, http://localhost:3000",
       SVC_TRUST_PROXY: "10.0.0.0/8, ::1",
       SVC_LOG_LEVEL: "debug",
+      SVC_EXPORT_THREADS: "0",
     });
     expect(config).toEqual({
       dbPath: ":memory:",
@@ -62,6 +65,7 @@ describe("loadConfig", () => {
       mcpAllowedOrigins: ["https://agent.example.com", "http://localhost:3000"],
       trustProxy: ["10.0.0.0/8", "::1"],
       logLevel: "debug",
+      exportThreads: 0,
     });
   });
 
@@ -117,6 +121,8 @@ describe("loadConfig", () => {
     ["SVC_SESSION_TTL_SECONDS", { SVC_SESSION_TTL_SECONDS: "0" }],
     ["SVC_SESSION_SWEEP_INTERVAL_MS", { SVC_SESSION_SWEEP_INTERVAL_MS: "x" }],
     ["SVC_BALANCE_STALE_SECONDS", { SVC_BALANCE_STALE_SECONDS: "-5" }],
+    ["SVC_EXPORT_THREADS", { SVC_EXPORT_THREADS: "17" }],
+    ["SVC_EXPORT_THREADS", { SVC_EXPORT_THREADS: "two" }],
   ];
   for (const [variable, env] of bad) {
     test(`${JSON.stringify(env)} is a ConfigError naming ${variable}`, () => {

@@ -6,20 +6,13 @@
 // threshold only as a safety net, and goes back to SQLite's default if the worker fails.
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../http/logger";
+import { workerEntry } from "../worker-entry";
 import type { CheckpointWorkerStart } from "./checkpoint-worker";
 
 export const CHECKPOINT_INTERVAL_MS = 20;
 /** The server connection's own threshold while the worker runs (pages; 4 KB each). */
 export const SAFETY_NET_PAGES = 10_000;
 const SQLITE_DEFAULT_PAGES = 1000;
-
-/** From source, the file beside this one; in the compiled binary (built with the worker as a
- *  second entrypoint, see the Makefile) its path under the common root of the entrypoints. */
-function workerEntry(): string {
-  return import.meta.url.includes("/$bunfs/")
-    ? "./src/db/checkpoint-worker.ts"
-    : new URL("./checkpoint-worker.ts", import.meta.url).href;
-}
 
 export class WalCheckpointer {
   readonly name = "wal-checkpointer";
@@ -34,7 +27,7 @@ export class WalCheckpointer {
 
   start(): void {
     if (this.worker || this.path === ":memory:") return;
-    const worker = new Worker(workerEntry());
+    const worker = new Worker(workerEntry("src/db/checkpoint-worker.ts"));
     this.worker = worker;
     worker.onmessage = (event: MessageEvent<"started" | "recovered" | "stopped" | { error: string }>) => {
       if (event.data === "started") {

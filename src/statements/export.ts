@@ -1,5 +1,6 @@
 // Statement exports as streams: operations are read page by page and written chunk by chunk, so
-// memory does not grow with the size of a statement.
+// memory does not grow with the size of a statement. Pages are rendered in this thread, or, for a
+// large statement, by worker threads with their own read-only connections (export-threads.ts).
 import { csvHeader, csvLinesFromStored } from "../formats/csv";
 import { kopecksToJsonNumber } from "../formats/money";
 import { encodeCp1251, OneCDocumentEncoder, oneCStatementFooter, oneCStatementHeader } from "../formats/onec";
@@ -9,20 +10,39 @@ import type { StatementRepository, StatementRow } from "./repository";
 
 export type ExportFormat = "1c" | "csv" | "json";
 
-// Rows per chunk. Smaller chunks leave less short-lived garbage between collections: at 1000 the
+// Rows per page. Smaller pages leave less short-lived garbage between collections: at 1000 the
 // peak RSS of a 155k-operation export was ~30 MB higher for no gain in speed.
-const PAGE = 250;
+export const PAGE = 250;
 // An export this large leaves tens of megabytes of garbage (the rows read, the chunks sent) that
 // the collector would keep for a while: one full collection at its end, a few milliseconds, gives
 // the memory back (measured: the server's RSS after a 155k-operation export 135-175 MB without it,
 // about 90 MB with it).
 const COLLECT_AFTER_BYTES = 16 * 1024 * 1024;
-const encoder = new TextEncoder();
+const utf8 = new TextEncoder();
+const EMPTY = new Uint8Array(0);
 
 export interface ExportFile {
   filename: string;
   contentType: string;
   body: ReadableStream<Uint8Array>;
+}
+
+/** What a page renderer needs: plain data, so that it can be posted to a worker thread. */
+export interface ExportJob {
+  statement: Pick<StatementRow, "id" | "bank_account_id">;
+  format: ExportFormat;
+  version: OneCVersion;
+}
+
+/** The bytes of page `n` of a statement: the operations at seq n*PAGE+1 … (n+1)*PAGE, in order
+ *  (an empty array when it holds none). */
+export type PageRenderer = (n: number) => Uint8Array;
+
+/** Where pages come from, in order: `next` gives page 0, 1, … and null after the last. */
+export interface PageSource {
+  next(): Uint8Array | null | Promise<Uint8Array | null>;
+  /** The reader has gone (or the stream failed): stop rendering and free what is held. */
+  cancel(): void;
 }
 
 /** An operation as the json export shows it: amounts as numbers, account numbers in clear. The
@@ -43,86 +63,172 @@ export function operationJson(op: StatementOperation) {
   };
 }
 
-/** Head, then one chunk per page of rows fetched after the last seq seen, then tail. */
-function pagedStream<R extends { seq: number }>(
-  fetchPage: (afterSeq: number) => R[],
+/** Pages of a statement of `operations` rows (seq 1 … operations after it became ready). */
+export function pageCount(operations: number): number {
+  return Math.ceil(operations / PAGE);
+}
+
+export function pageRenderer(repo: StatementRepository, job: ExportJob): PageRenderer {
+  const { statement } = job;
+  const range = (n: number) => [n * PAGE, (n + 1) * PAGE] as const;
+  switch (job.format) {
+    case "json":
+      return (n) => {
+        const rows = repo.operationsJsonPage(statement, ...range(n));
+        return rows.length === 0 ? EMPTY : utf8.encode(rows.map((r) => r.json).join(","));
+      };
+    case "csv":
+      return (n) => {
+        const rows = repo.operationsCsvPage(statement, ...range(n));
+        return rows.length === 0 ? EMPTY : utf8.encode(csvLinesFromStored(rows.map((r) => r.values)));
+      };
+    case "1c": {
+      const encoder = new OneCDocumentEncoder(job.version);
+      const { lines } = oneCDocumentSql(job.version);
+      return (n) => {
+        // Documents SQLite could not lay out (null, or a line break inside a value) are left to
+        // the field writer, which writes such values its own way and throws on what it refuses;
+        // their operations are read afterwards, in one query.
+        const late: number[] = [];
+        for (const r of repo.operationsOneCPage(statement, job.version, ...range(n))) {
+          if (r.document !== null && encoder.laidOut(r.document, lines)) continue;
+          encoder.keepPlace();
+          late.push(r.seq);
+        }
+        if (late.length === 0) return encoder.take();
+        return encoder.takeWith(repo.operationsAt(statement, late).map((r) => r.op));
+      };
+    }
+  }
+}
+
+/** Pages rendered here, one per pull of the stream. */
+export function renderedHere(render: PageRenderer, pages: number): PageSource {
+  let n = 0;
+  return {
+    next: () => (n < pages ? render(n++) : null),
+    cancel: () => {
+      n = pages;
+    },
+  };
+}
+
+function reportingFailure(source: PageSource, onFailure?: (error: unknown) => void): PageSource {
+  if (!onFailure) return source;
+  return {
+    next: async () => {
+      try {
+        return await source.next();
+      } catch (error) {
+        onFailure(error);
+        throw error;
+      }
+    },
+    cancel: () => source.cancel(),
+  };
+}
+
+/** Head, the pages (json: comma-separated), tail. */
+function exportStream(
+  source: PageSource,
   head: () => string | Uint8Array,
-  page: (rows: R[], first: boolean) => string | Uint8Array,
   tail: () => string | Uint8Array,
+  separator: string | null,
 ): ReadableStream<Uint8Array> {
-  let afterSeq = 0;
   let started = false;
-  let done = false;
+  let written = false; // a non-empty page went out (json needs a comma before the next)
   let sent = 0;
   const bytes = (chunk: string | Uint8Array) => {
-    const out = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+    const out = typeof chunk === "string" ? utf8.encode(chunk) : chunk;
     sent += out.byteLength;
     return out;
   };
   return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (done) return;
+    async pull(controller) {
       if (!started) {
         started = true;
         controller.enqueue(bytes(head()));
         return;
       }
-      const rows = fetchPage(afterSeq);
-      if (rows.length > 0) {
-        controller.enqueue(bytes(page(rows, afterSeq === 0)));
-        afterSeq = rows[rows.length - 1]!.seq;
+      let page: Uint8Array | null;
+      try {
+        // Empty pages (none in a ready statement, whose seqs run 1 … count) are skipped.
+        do page = await source.next();
+        while (page !== null && page.byteLength === 0);
+      } catch (error) {
+        source.cancel();
+        throw error;
       }
-      if (rows.length < PAGE) {
+      if (page === null) {
         controller.enqueue(bytes(tail()));
         controller.close();
-        done = true;
         if (sent >= COLLECT_AFTER_BYTES) Bun.gc(true);
+        return;
       }
+      if (written && separator !== null) controller.enqueue(bytes(separator));
+      written = true;
+      controller.enqueue(bytes(page));
+    },
+    cancel() {
+      source.cancel();
     },
   });
 }
+
+/** Where the pages of an export come from other than this thread (export-threads.ts); null: here. */
+export type PageSourceFactory = (job: ExportJob, pages: number, operations: number) => PageSource | null;
 
 export function exportStatement(
   repo: StatementRepository,
   statement: StatementRow,
   account: { accountNumber: string; alias: string },
   format: ExportFormat,
-  opts: { version: OneCVersion; created: { date: string; time: string } },
+  opts: {
+    version: OneCVersion;
+    created: { date: string; time: string };
+    pages?: PageSourceFactory;
+    /** A page could not be rendered: the download ends early (its status line went out already). */
+    onFailure?: (error: unknown) => void;
+  },
 ): ExportFile {
   const base = `stmt_${account.alias}_${statement.date_from}_${statement.date_to}`;
+  const job: ExportJob = {
+    statement: { id: statement.id, bank_account_id: statement.bank_account_id },
+    format,
+    version: opts.version,
+  };
+  const operations = statement.operations_count ?? 0;
+  const pages = pageCount(operations);
+  const source = reportingFailure(
+    opts.pages?.(job, pages, operations) ?? renderedHere(pageRenderer(repo, job), pages),
+    opts.onFailure,
+  );
   switch (format) {
     case "json":
       return {
         filename: `${base}.json`,
         contentType: "application/json; charset=utf-8",
-        body: pagedStream(
-          (after) => repo.operationsJsonPage(statement, after, PAGE),
+        body: exportStream(
+          source,
           () =>
             `{"statement_id":${JSON.stringify(statement.id)},"bank_account_id":${JSON.stringify(statement.bank_account_id)},` +
             `"period_from":${JSON.stringify(statement.date_from)},"period_to":${JSON.stringify(statement.date_to)},"operations":[`,
-          (rows, first) => (first ? "" : ",") + rows.map((r) => r.json).join(","),
           () => "]}",
+          ",",
         ),
       };
     case "csv":
       return {
         filename: `${base}.csv`,
         contentType: "text/csv; charset=utf-8",
-        body: pagedStream(
-          (after) => repo.operationsCsvPage(statement, after, PAGE),
-          csvHeader,
-          (rows) => csvLinesFromStored(rows.map((r) => r.values)),
-          () => "",
-        ),
+        body: exportStream(source, csvHeader, () => "", null),
       };
-    case "1c": {
-      const encoder = new OneCDocumentEncoder(opts.version);
-      const { lines } = oneCDocumentSql(opts.version);
+    case "1c":
       return {
         filename: `${base}.txt`,
         contentType: "text/plain; charset=windows-1251",
-        body: pagedStream(
-          (after) => repo.operationsOneCPage(statement, opts.version, after, PAGE),
+        body: exportStream(
+          source,
           () =>
             encodeCp1251(
               oneCStatementHeader({
@@ -139,22 +245,9 @@ export function exportStatement(
                 closingBalance: statement.closing_balance ?? 0,
               }),
             ),
-          (rows) => {
-            // Documents SQLite could not lay out (null, or a line break inside a value) are left
-            // to the field writer, which writes such values its own way and throws on what it
-            // refuses; their operations are read afterwards, in one query.
-            const late: number[] = [];
-            for (const r of rows) {
-              if (r.document !== null && encoder.laidOut(r.document, lines)) continue;
-              encoder.keepPlace();
-              late.push(r.seq);
-            }
-            if (late.length === 0) return encoder.take();
-            return encoder.takeWith(repo.operationsAt(statement, late).map((r) => r.op));
-          },
           () => encodeCp1251(oneCStatementFooter()),
+          null,
         ),
       };
-    }
   }
 }

@@ -256,8 +256,8 @@ export class StatementRepository {
               o.payer_account, o.payee_inn, o.payee_name, o.payee_account, o.purpose
          FROM statement_operations so
          JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
-        WHERE so.statement_id = ? AND so.seq > ?
-        ORDER BY so.seq LIMIT ?`,
+        WHERE so.statement_id = ? AND so.seq > ? AND so.seq <= ?
+        ORDER BY so.seq`,
     );
     // The json export's operation objects, built by SQLite itself: the same keys and values as
     // `operationJson` (amounts in rubles with at most two decimals), without a JS object per row.
@@ -271,8 +271,8 @@ export class StatementRepository {
               'currency', o.currency, 'purpose', o.purpose, 'payer', ${party("payer")}, 'payee', ${party("payee")}) AS json
          FROM statement_operations so
          JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
-        WHERE so.statement_id = ? AND so.seq > ?
-        ORDER BY so.seq LIMIT ?`,
+        WHERE so.statement_id = ? AND so.seq > ? AND so.seq <= ?
+        ORDER BY so.seq`,
     );
     this.dueStmt = sqlite.query<StatementRow, [number, number]>(
       `SELECT * FROM statements WHERE status = 'processing' AND next_poll_at_ms <= ?
@@ -478,25 +478,25 @@ export class StatementRepository {
       .map((r) => ({ seq: r.seq, op: operationFromRow(r) }));
   }
 
-  /** A page of a statement's operations as stored csv values (CSV_COLUMNS order, amount in
-   *  kopecks), after `afterSeq`. */
+  /** A statement's operations after `afterSeq` through `lastSeq` as stored csv values
+   *  (CSV_COLUMNS order, amount in kopecks). */
   operationsCsvPage(
     statement: Pick<StatementRow, "id" | "bank_account_id">,
     afterSeq: number,
-    limit: number,
+    lastSeq: number,
   ): { seq: number; values: StoredCsvValues }[] {
     return this.opsCsvPage
-      .values(statement.bank_account_id, statement.id, afterSeq, limit)
+      .values(statement.bank_account_id, statement.id, afterSeq, lastSeq)
       .map((v) => ({ seq: v[0] as number, values: v.slice(1) as StoredCsvValues }));
   }
 
-  /** A page of a statement's operations as 1C documents laid out by SQLite (`oneCDocumentSql`),
-   *  after `afterSeq`; `document` is null for a row the field writer must write. */
+  /** A statement's operations after `afterSeq` through `lastSeq` as 1C documents laid out by
+   *  SQLite (`oneCDocumentSql`); `document` is null for a row the field writer must write. */
   operationsOneCPage(
     statement: Pick<StatementRow, "id" | "bank_account_id">,
     version: OneCVersion,
     afterSeq: number,
-    limit: number,
+    lastSeq: number,
   ): { seq: number; document: string | null }[] {
     let query = this.opsOneCPage.get(version);
     if (!query) {
@@ -504,23 +504,23 @@ export class StatementRepository {
         `SELECT so.seq, ${this.layOutOneC ? oneCDocumentSql(version).expression : "NULL"}
            FROM statement_operations so
            JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
-          WHERE so.statement_id = ? AND so.seq > ?
-          ORDER BY so.seq LIMIT ?`,
+          WHERE so.statement_id = ? AND so.seq > ? AND so.seq <= ?
+          ORDER BY so.seq`,
       );
       this.opsOneCPage.set(version, query);
     }
     return query
-      .values(statement.bank_account_id, statement.id, afterSeq, limit)
+      .values(statement.bank_account_id, statement.id, afterSeq, lastSeq)
       .map((v) => ({ seq: v[0] as number, document: v[1] as string | null }));
   }
 
-  /** A page of a statement's operations as json export objects (JSON text), after `afterSeq`. */
+  /** A statement's operations after `afterSeq` through `lastSeq` as json export objects (JSON text). */
   operationsJsonPage(
     statement: Pick<StatementRow, "id" | "bank_account_id">,
     afterSeq: number,
-    limit: number,
+    lastSeq: number,
   ): { seq: number; json: string }[] {
-    return this.opsJsonPage.all(statement.bank_account_id, statement.id, afterSeq, limit);
+    return this.opsJsonPage.all(statement.bank_account_id, statement.id, afterSeq, lastSeq);
   }
 
   /** The document kinds among a ready statement's operations, in DOC_TYPES order: as kept when

@@ -4,8 +4,11 @@ import type { TokenGuard } from "../auth/guard";
 import { dateInZone } from "../clock";
 import { JSON_BODY, routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { ApiError, type ErrorCode, validationError } from "../http/errors";
+import type { Logger } from "../http/logger";
+import { requestState } from "../http/spine";
 import { tokenAuth } from "../http/token-auth";
 import { type ExportFormat, exportStatement } from "./export";
+import type { ExportThreads } from "./export-threads";
 import type { StatementRepository } from "./repository";
 import type { StatementService } from "./service";
 
@@ -17,6 +20,8 @@ export function statementRoutes(deps: {
   guard: TokenGuard;
   service: StatementService;
   repo: StatementRepository;
+  exportThreads: ExportThreads;
+  logger: Logger;
   timezone: string;
   now: () => Date;
 }) {
@@ -67,7 +72,7 @@ export function statementRoutes(deps: {
     })
     .get(
       "/:statement_id/export",
-      ({ principal, params, query }) => {
+      ({ principal, params, query, request }) => {
         const format = query.format as ExportFormat;
         if (!["1c", "csv", "json"].includes(format)) {
           throw validationError("format", "format: одно из 1c, csv, json");
@@ -91,6 +96,14 @@ export function statementRoutes(deps: {
         const file = exportStatement(deps.repo, row, account, format, {
           version,
           created: { date: dateInZone(now, deps.timezone), time },
+          pages: (job, pages, operations) => deps.exportThreads.source(job, pages, operations),
+          onFailure: (error) =>
+            deps.logger.error("export failed", {
+              request_id: requestState(request).requestId,
+              statement_id: row.id,
+              format,
+              error: error instanceof Error ? error.message : String(error),
+            }),
         });
         return new Response(file.body, {
           headers: {

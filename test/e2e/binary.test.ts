@@ -1,5 +1,6 @@
-// The compiled `svc` from a directory that holds no source tree: migrations and the checkpoint
-// worker are embedded, the server starts, orders a statement and exports it.
+// The compiled `svc` from a directory that holds no source tree: migrations, the checkpoint worker
+// and the export worker are embedded, the server starts, orders a statement and exports it (large
+// enough to be rendered by export threads).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -41,23 +42,26 @@ describe("compiled svc", () => {
     });
     running.push(server);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    const { accountId, token } = await seedIntegration(server);
+    // 5 days of 5000 operations: over EXPORT_THREADS_MIN_OPERATIONS, so worker threads render the pages.
+    const { accountId, token } = await seedIntegration(server, { ops_per_day: 5000 });
     const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-    const day = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Moscow" }).format(new Date());
+    const moscowDay = (d: Date) => new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Moscow" }).format(d);
+    const day = moscowDay(new Date());
+    const firstDay = moscowDay(new Date(Date.now() - 4 * 86_400_000));
     const created = await fetch(`${server.url}/api/v1/integration/statements`, {
       method: "POST",
       headers: auth,
       body: JSON.stringify({
         bank_account_id: accountId,
         external_id: "bin-1",
-        date_from: day,
+        date_from: firstDay,
         date_to: day,
       }),
     });
     expect(created.status).toBe(201);
     const { statement_id } = (await created.json()) as { statement_id: string };
     let status = "processing";
-    for (let i = 0; i < 200 && status === "processing"; i++) {
+    for (let i = 0; i < 600 && status === "processing"; i++) {
       await Bun.sleep(50);
       const polled = await fetch(`${server.url}/api/v1/integration/statements/${statement_id}`, {
         headers: auth,
@@ -73,6 +77,9 @@ describe("compiled svc", () => {
     );
     expect(exported.status).toBe(200);
     expect(exported.headers.get("content-type")).toBe("text/plain; charset=windows-1251");
+    const onec = new TextDecoder("windows-1251").decode(await exported.arrayBuffer());
+    expect(onec.match(/\r\nСекцияДокумент=/g)).toHaveLength(25_000);
+    expect(onec.endsWith("\r\nКонецФайла\r\n")).toBe(true);
     // Every exporter's dependencies are in the binary (the csv one quotes with d3-dsv).
     for (const [format, type] of [
       ["csv", "text/csv; charset=utf-8"],
@@ -87,9 +94,10 @@ describe("compiled svc", () => {
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe(type);
       const text = await res.text();
-      expect(
-        format === "csv" ? text.startsWith("doc_date,doc_number,amount") : JSON.parse(text).statement_id,
-      ).toBeTruthy();
+      if (format === "csv") {
+        expect(text.startsWith("doc_date,doc_number,amount")).toBe(true);
+        expect(text.match(/\r\n\d{4}-\d\d-\d\d,/g)).toHaveLength(25_000);
+      } else expect(JSON.parse(text).operations).toHaveLength(25_000);
     }
     expect((await fetch(`${server.url}/docs/json`)).status).toBe(200);
     expect(await server.stop("SIGTERM")).toBe(0);
@@ -97,5 +105,6 @@ describe("compiled svc", () => {
     const messages = server.lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
     expect(messages).toContain("database checkpoints run in a worker thread");
     expect(messages).not.toContain("checkpoint worker failed; checkpoints happen on commit again");
+    expect(messages).not.toContain("export thread failed");
   }, 60_000);
 });

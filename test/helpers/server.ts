@@ -128,7 +128,12 @@ export async function startServe(opts: {
 /** Company, sandbox account and one token (integration by default), through a running server's admin API. */
 export async function seedToken(
   server: RunningProcess,
-  opts: { purpose?: "integration" | "mcp"; rate_limit_per_minute?: number; name?: string } = {},
+  opts: {
+    purpose?: "integration" | "mcp";
+    rate_limit_per_minute?: number;
+    name?: string;
+    sandbox?: { ops_per_day?: number };
+  } = {},
 ) {
   const company = (await (
     await server.admin("POST", "/companies", { name: "ООО Тест", inn: "7719617469" })
@@ -142,6 +147,7 @@ export async function seedToken(
       account_number: "40702810938000000001",
       bik: "044525225",
       alias: "main",
+      sandbox: opts.sandbox,
     })
   ).json()) as { bank_account_id: string };
   const token = (await (
@@ -164,6 +170,6 @@ export async function seedToken(
 }
 
 /** Company, sandbox account and an integration token, through the admin API of a running server. */
-export function seedIntegration(server: RunningProcess) {
-  return seedToken(server);
+export function seedIntegration(server: RunningProcess, sandbox?: { ops_per_day?: number }) {
+  return seedToken(server, { sandbox });
 }

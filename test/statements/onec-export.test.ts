@@ -24,10 +24,11 @@ function storage(options: { layOutOneC?: boolean } = {}) {
     database.sqlite
       .query(
         `INSERT INTO statements (id, bank_account_id, source, date_from, date_to, status, bank_state, attempts,
-                                 next_poll_at_ms, created_at, opening_balance, total_credit, total_debit, closing_balance)
-         VALUES (?, ?, 'ui', '2026-10-01', '2026-10-31', 'ready', 'done', 0, 0, '2026-11-01T00:00:00Z', 0, 0, 0, 0)`,
+                                 next_poll_at_ms, created_at, opening_balance, total_credit, total_debit, closing_balance,
+                                 operations_count)
+         VALUES (?, ?, 'ui', '2026-10-01', '2026-10-31', 'ready', 'done', 0, 0, '2026-11-01T00:00:00Z', 0, 0, 0, 0, ?)`,
       )
-      .run(id, `acc-${id}`);
+      .run(id, `acc-${id}`, ops.length);
     repo.storeOperations(id, `acc-${id}`, 1, ops);
     return repo.findById(id)!;
   };

@@ -1,0 +1,87 @@
+// Runs in its own thread (see export-threads.ts): renders every `stride`-th page of one export,
+// starting at page `first`, through its own read-only connection, and posts each page's bytes. At
+// most `ahead` pages wait unread by the server; each one read is acknowledged ("more"). Between
+// pages no statement is open, so "stop" can close the connection cleanly at any time.
+import { Database } from "bun:sqlite";
+import { type ExportJob, type PageRenderer, pageRenderer } from "./export";
+import { StatementRepository } from "./repository";
+
+declare const self: Worker;
+
+export interface ExportWorkerStart {
+  path: string;
+  job: ExportJob;
+  first: number;
+  stride: number;
+  pages: number;
+  ahead: number;
+}
+
+export type ExportWorkerCommand = { start: ExportWorkerStart } | "more" | "stop";
+/** A page's bytes, a failure, or the answer to "stop". */
+export type ExportWorkerMessage = Uint8Array | { error: string } | "stopped";
+
+let db: Database | null = null;
+let render: PageRenderer | null = null;
+let next = 0;
+let stride = 1;
+let pages = 0;
+let credit = 0;
+
+function close(): void {
+  render = null;
+  db?.close();
+  db = null;
+}
+
+function pump(): void {
+  while (render && credit > 0 && next < pages) {
+    let bytes: Uint8Array;
+    try {
+      bytes = render(next);
+    } catch (e) {
+      close();
+      self.postMessage({ error: e instanceof Error ? e.message : String(e) } satisfies ExportWorkerMessage);
+      return;
+    }
+    next += stride;
+    credit -= 1;
+    // Handed over, not copied (an empty page has no buffer of its own to hand over).
+    self.postMessage(
+      bytes satisfies ExportWorkerMessage,
+      bytes.byteLength > 0 ? [bytes.buffer as ArrayBuffer] : [],
+    );
+  }
+  if (next >= pages) close();
+}
+
+self.onmessage = (event: MessageEvent<ExportWorkerCommand>) => {
+  const command = event.data;
+  if (command === "stop") {
+    close();
+    self.postMessage("stopped" satisfies ExportWorkerMessage);
+    return;
+  }
+  if (command === "more") {
+    credit += 1;
+    pump();
+    return;
+  }
+  const start = command.start;
+  try {
+    // The same guarantees as the agents' connection (db/open.ts openReadOnly): SQLite refuses writes.
+    db = new Database(start.path, { readonly: true, strict: true });
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA query_only = ON");
+    render = pageRenderer(new StatementRepository(db), start.job);
+  } catch (e) {
+    close();
+    self.postMessage({ error: e instanceof Error ? e.message : String(e) } satisfies ExportWorkerMessage);
+    return;
+  }
+  next = start.first;
+  stride = start.stride;
+  pages = start.pages;
+  credit = start.ahead;
+  pump();
+};

@@ -1,0 +1,208 @@
+// Large exports are rendered by worker threads (statements/export-threads.ts). What they send must
+// be exactly what the server's own thread sends, and a download that ends early, fails or outlives
+// the server must not leave a thread or an open read behind.
+import { afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { type ExportFormat, exportStatement } from "../../src/statements/export";
+import type { ExportThreads, ExportThreadsOptions } from "../../src/statements/export-threads";
+import { json, makeTestApp, type TestApp } from "../helpers/app";
+import { tempDir } from "../helpers/server";
+
+const PATH = "/api/v1/integration/statements";
+const ACCOUNT = { accountNumber: "40702810900000000001", alias: "main" };
+const CREATED = { date: "2026-11-20", time: "12:00:00" };
+const apps: TestApp[] = [];
+
+afterEach(async () => {
+  for (const t of apps.splice(0)) {
+    await t.services.exportThreads.stop();
+    t.services.database.close();
+  }
+});
+
+/** A file database (threads need one) holding a ready statement of 10 days × `perDay` operations. */
+async function appWithStatement(
+  threads: ExportThreadsOptions,
+  perDay = 300,
+  env: Record<string, string> = {},
+) {
+  const t = makeTestApp(env, "2026-11-20T09:00:00Z", {
+    dbPath: join(tempDir("export-threads-"), "svc.db"),
+    overrides: { exportThreads: threads },
+  });
+  apps.push(t);
+  const w = t.fixtures.world({ ops_per_day: perDay });
+  const res = await t.request("POST", PATH, {
+    token: w.token,
+    body: {
+      bank_account_id: w.account.bank_account_id,
+      external_id: "e",
+      date_from: "2026-10-01",
+      date_to: "2026-10-10",
+    },
+  });
+  const id = (await json(res)).statement_id as string;
+  await t.services.poller.idle();
+  await t.services.poller.tick();
+  await t.services.poller.idle();
+  const row = t.services.statementRepo.findById(id)!;
+  expect(row.status).toBe("ready");
+  return { t, w, row, url: `${PATH}/${id}/export` };
+}
+
+async function settled(threads: ExportThreads): Promise<number> {
+  for (let i = 0; i < 500 && threads.runningThreads > 0; i++) await Bun.sleep(10);
+  return threads.runningThreads;
+}
+
+const bytesOf = async (body: ReadableStream<Uint8Array>) =>
+  Buffer.from(await new Response(body).arrayBuffer());
+
+describe("exports rendered by worker threads", () => {
+  test("are byte for byte the exports rendered in the server's thread, in every format", async () => {
+    const { t, row } = await appWithStatement({ minOperations: 1, threads: 2 });
+    const repo = t.services.statementRepo;
+    const threads = t.services.exportThreads;
+    // Line breaks inside values: such documents are written by the field writer, in the worker too.
+    const breaks = t.services.database.sqlite
+      .query("SELECT count(*) AS n FROM operations WHERE purpose LIKE '%' || char(10) || '%'")
+      .get() as { n: number };
+    expect(breaks.n).toBeGreaterThan(0);
+    expect(row.operations_count).toBe(3000);
+    const cases: [ExportFormat, "1.02" | "1.03"][] = [
+      ["json", "1.03"],
+      ["csv", "1.03"],
+      ["1c", "1.02"],
+      ["1c", "1.03"],
+    ];
+    for (const [format, version] of cases) {
+      const here = exportStatement(repo, row, ACCOUNT, format, { version, created: CREATED });
+      let used = 0;
+      const there = exportStatement(repo, row, ACCOUNT, format, {
+        version,
+        created: CREATED,
+        pages: (job, pages, operations) => {
+          const source = threads.source(job, pages, operations);
+          if (source) used = threads.runningThreads;
+          return source;
+        },
+      });
+      expect(used).toBe(2);
+      const [a, b] = [await bytesOf(here.body), await bytesOf(there.body)];
+      expect(b.length).toBeGreaterThan(100_000);
+      expect(b.equals(a)).toBe(true);
+      expect(await settled(threads)).toBe(0);
+    }
+  }, 60_000);
+
+  test("the download route uses them for statements of at least minOperations operations", async () => {
+    const { t, w, url } = await appWithStatement({ minOperations: 3000, threads: 2 });
+    const threads = t.services.exportThreads;
+    const res = await t.request("GET", `${url}?format=csv`, { token: w.token });
+    const reader = res.body!.getReader();
+    await reader.read();
+    expect(threads.runningThreads).toBe(2);
+    let text = "";
+    const decoder = new TextDecoder();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value);
+    expect(text.split("\r\n").filter(Boolean)).toHaveLength(3000);
+    expect(await settled(threads)).toBe(0);
+
+    const below = await appWithStatement({ minOperations: 3001, threads: 2 });
+    const small = await below.t.request("GET", `${below.url}?format=csv`, { token: below.w.token });
+    const smallReader = small.body!.getReader();
+    await smallReader.read();
+    expect(below.t.services.exportThreads.runningThreads).toBe(0);
+    await smallReader.cancel();
+
+    // SVC_EXPORT_THREADS=0: every export in the server's thread, however large.
+    const off = await appWithStatement({ minOperations: 1 }, 300, { SVC_EXPORT_THREADS: "0" });
+    const here = await off.t.request("GET", `${off.url}?format=csv`, { token: off.w.token });
+    const hereReader = here.body!.getReader();
+    await hereReader.read();
+    expect(off.t.services.exportThreads.runningThreads).toBe(0);
+    await hereReader.cancel();
+  }, 60_000);
+
+  test("a reader that goes away stops the threads, and no read stays open on the database", async () => {
+    const { t, w, url } = await appWithStatement({ minOperations: 1, threads: 2 }, 2000);
+    const threads = t.services.exportThreads;
+    const res = await t.request("GET", `${url}?format=1c`, { token: w.token });
+    const reader = res.body!.getReader();
+    await reader.read();
+    await reader.read();
+    expect(threads.runningThreads).toBe(2);
+    await reader.cancel();
+    expect(await settled(threads)).toBe(0);
+    // A reader holding a snapshot would keep a full checkpoint from finishing (busy = 1).
+    const sqlite = t.services.database.sqlite;
+    sqlite
+      .query("INSERT INTO audit_log (at, actor, action, outcome) VALUES ('x', 'system', 'x', 'ok')")
+      .run();
+    expect(sqlite.query("PRAGMA wal_checkpoint(TRUNCATE)").get()).toMatchObject({ busy: 0 });
+  }, 60_000);
+
+  test("stopping them (the server stops) ends a download in progress and its threads", async () => {
+    const { t, w, url } = await appWithStatement({ minOperations: 1, threads: 2 }, 2000);
+    const threads = t.services.exportThreads;
+    const res = await t.request("GET", `${url}?format=json`, { token: w.token });
+    const reader = res.body!.getReader();
+    await reader.read();
+    expect(threads.runningThreads).toBe(2);
+    await threads.stop();
+    expect(threads.runningThreads).toBe(0);
+    await expect(
+      (async () => {
+        for (let r = await reader.read(); !r.done; r = await reader.read());
+      })(),
+    ).rejects.toThrow();
+  }, 60_000);
+
+  test("beyond maxRunning threads, an export is rendered in the server's thread, with the same bytes", async () => {
+    const { t, w, url } = await appWithStatement({ minOperations: 1, threads: 2, maxRunning: 2 });
+    const threads = t.services.exportThreads;
+    const first = await t.request("GET", `${url}?format=1c`, { token: w.token });
+    const firstReader = first.body!.getReader();
+    await firstReader.read();
+    expect(threads.runningThreads).toBe(2);
+    const second = Buffer.from(
+      await (await t.request("GET", `${url}?format=1c`, { token: w.token })).arrayBuffer(),
+    );
+    expect(threads.runningThreads).toBe(2);
+    const chunks: Uint8Array[] = [];
+    for (let r = await firstReader.read(); !r.done; r = await firstReader.read()) chunks.push(r.value);
+    const rest = Buffer.concat(chunks);
+    expect(second.subarray(second.length - rest.length).equals(rest)).toBe(true);
+    expect(await settled(threads)).toBe(0);
+  }, 60_000);
+
+  test("a download that fails part way is logged with its request id, rendered in threads or here", async () => {
+    for (const minOperations of [1, Number.MAX_SAFE_INTEGER]) {
+      const { t, w, row, url } = await appWithStatement({ minOperations, threads: 2 });
+      // The 1C writer refuses a negative amount; this operation sits on the third page.
+      t.services.database.sqlite
+        .query(
+          `UPDATE operations SET amount = -1 WHERE operation_id =
+             (SELECT operation_id FROM statement_operations WHERE statement_id = ? AND seq = 600)`,
+        )
+        .run(row.id);
+      const res = await t.request("GET", `${url}?format=1c`, {
+        token: w.token,
+        headers: { "x-request-id": `broken-export-${minOperations}` },
+      });
+      expect(res.status).toBe(200);
+      await expect(res.arrayBuffer()).rejects.toThrow();
+      const failed = t.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "export failed");
+      expect(failed).toEqual([
+        expect.objectContaining({
+          level: "error",
+          request_id: `broken-export-${minOperations}`,
+          statement_id: row.id,
+          format: "1c",
+          error: expect.stringContaining("amount"),
+        }),
+      ]);
+      expect(await settled(t.services.exportThreads)).toBe(0);
+    }
+  }, 60_000);
+});
