@@ -349,6 +349,15 @@ async function dataSection() {
     } finally {
       await again.stop();
     }
+    if (run("exports")) {
+      const oneThread = await serve("data", { SVC_BANK_POLL_INTERVAL_MS: "200", SVC_EXPORT_THREADS: "0" });
+      try {
+        const ops = (results.exports as { statement_operations: number }).statement_operations;
+        await oneThreadExport(oneThread.server, integration!.token, ids[0]!, ops);
+      } finally {
+        await oneThread.stop();
+      }
+    }
   } finally {
     await svc.stop();
   }
@@ -376,6 +385,37 @@ async function download(
   return { ms: Number(time) * 1000, bytes: Number(size) };
 }
 
+/** `count` downloads one after another: time and the server's peak RSS of each; the first is saved
+ *  to `saveTo` when given. */
+async function timedDownloads(pid: number, url: string, token: string, count: number, saveTo?: string) {
+  const runs: { ms: number; peakMb: number }[] = [];
+  let bytes = 0;
+  for (let i = 0; i < count; i++) {
+    const reset = resetPeak(pid);
+    const mem = sampleMemory(pid, 5);
+    const d = await download(url, { token, saveTo: i === 0 && saveTo ? saveTo : "/dev/null" });
+    const m = mem.stop();
+    runs.push({ ms: d.ms, peakMb: reset ? Math.max(m.hwmMb, m.rssMb) : m.rssMb });
+    bytes = d.bytes;
+  }
+  return { runs, bytes };
+}
+
+/** The 1C export on a server that renders every export in its own thread (SVC_EXPORT_THREADS=0). */
+async function oneThreadExport(server: RunningProcess, token: string, statementId: string, ops: number) {
+  const url = `${server.url}/api/v1/integration/statements/${statementId}/export?format=1c`;
+  const { runs } = await timedDownloads(server.proc.pid, url, token, 3);
+  const ms = runs.map((r) => r.ms).sort((a, b) => a - b)[1]!;
+  const oneThread = {
+    format: "1c",
+    ops_per_s: Math.round(ops / (ms / 1000)),
+    seconds: round(ms / 1000, 3),
+    peak_rss_mb: round(Math.max(...runs.map((r) => r.peakMb)), 1),
+  };
+  log(`export 1c in the server's thread: ${oneThread.ops_per_s} ops/s, peak RSS ${oneThread.peak_rss_mb} MB`);
+  (results.exports as Record<string, unknown>).one_thread = oneThread;
+}
+
 async function exportsPart(
   server: RunningProcess,
   dbPath: string,
@@ -394,18 +434,9 @@ async function exportsPart(
   const formats: Record<string, unknown> = {};
   for (const format of ["json", "csv", "1c"] as const) {
     const url = `${server.url}/api/v1/integration/statements/${statementId}/export?format=${format}`;
-    const runs: { ms: number; peakMb: number }[] = [];
-    let bytes = 0;
     const file = join(work, `export.${format}`);
     const idleRss = memoryOf(pid).rssMb;
-    for (let i = 0; i < RUNS; i++) {
-      const reset = resetPeak(pid);
-      const mem = sampleMemory(pid, 5);
-      const d = await download(url, { token, saveTo: i === 0 ? file : "/dev/null" });
-      const m = mem.stop();
-      runs.push({ ms: d.ms, peakMb: reset ? Math.max(m.hwmMb, m.rssMb) : m.rssMb });
-      bytes = d.bytes;
-    }
+    const { runs, bytes } = await timedDownloads(pid, url, token, RUNS, file);
     // The anchor: a bare Bun.serve sending the same bytes from one prepared buffer.
     const raw = await spawnListener([
       BUN,
@@ -446,7 +477,29 @@ async function exportsPart(
       met: opsPerS >= 200_000 && peak < 150,
     });
   }
-  results.exports = { statement_operations: ops, ingest, formats };
+  // Several large downloads at once: each export of this size gets worker threads of its own
+  // (statements/export-threads.ts, up to its cap), each thread a heap of its own, so the memory of
+  // concurrent exports is measured too. Not a target: what an operator should expect.
+  const CONCURRENT = 4;
+  const url = `${server.url}/api/v1/integration/statements/${statementId}/export?format=1c`;
+  const reset = resetPeak(pid);
+  const mem = sampleMemory(pid, 5);
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENT }, () => download(url, { token })));
+  const ms = performance.now() - started;
+  const m = mem.stop();
+  const peak = reset ? Math.max(m.hwmMb, m.rssMb) : m.rssMb;
+  const concurrent = {
+    downloads: CONCURRENT,
+    format: "1c",
+    seconds: round(ms / 1000, 3),
+    ops_per_s: Math.round((CONCURRENT * ops) / (ms / 1000)),
+    peak_rss_mb: round(peak, 1),
+  };
+  log(
+    `export 1c x${CONCURRENT} at once: ${concurrent.ops_per_s} ops/s in all, peak RSS ${round(peak, 1)} MB`,
+  );
+  results.exports = { statement_operations: ops, ingest, formats, concurrent };
 }
 
 async function searchPart(
@@ -835,7 +888,12 @@ function table(): string {
     ]);
   }
   const e = results.exports as
-    | { formats: Record<string, Record<string, number>>; ingest: Record<string, number> }
+    | {
+        formats: Record<string, Record<string, number>>;
+        ingest: Record<string, number>;
+        concurrent?: Record<string, number>;
+        one_thread?: Record<string, number>;
+      }
     | undefined;
   if (e) {
     for (const [f, r] of Object.entries(e.formats)) {
@@ -845,6 +903,24 @@ function table(): string {
         `peak RSS ${r.peak_rss_mb} MB`,
         `anchor ${r.anchor_ops_per_s} ops/s`,
         `${r.seconds} s`,
+      ]);
+    }
+    if (e.one_thread) {
+      rows.push([
+        "export 1c in the server's thread (SVC_EXPORT_THREADS=0)",
+        `${e.one_thread.ops_per_s} ops/s`,
+        `peak RSS ${e.one_thread.peak_rss_mb} MB`,
+        "",
+        `${e.one_thread.seconds} s`,
+      ]);
+    }
+    if (e.concurrent) {
+      rows.push([
+        `export 1c, ${e.concurrent.downloads} at once`,
+        `${e.concurrent.ops_per_s} ops/s in all`,
+        `peak RSS ${e.concurrent.peak_rss_mb} MB`,
+        "",
+        `${e.concurrent.seconds} s`,
       ]);
     }
     rows.push([
