@@ -20,14 +20,22 @@ afterEach(async () => {
   }
 });
 
+/** Runs SQL against the file from a separate process. */
+function inAnotherProcess(path: string, sql: string): void {
+  const script = `const { Database } = require("bun:sqlite"); const db = new Database(${JSON.stringify(path)}); db.exec("PRAGMA busy_timeout = 5000"); db.query(${JSON.stringify(sql)}).all(); db.close();`;
+  const done = Bun.spawnSync([process.execPath, "-e", script], { stderr: "pipe" });
+  if (done.exitCode !== 0) throw new Error(done.stderr.toString());
+}
+
 /** A file database (threads need one) holding a ready statement of 10 days × `perDay` operations. */
 async function appWithStatement(
   threads: ExportThreadsOptions,
   perDay = 300,
   env: Record<string, string> = {},
 ) {
+  const dbPath = join(tempDir("export-threads-"), "svc.db");
   const t = makeTestApp(env, "2026-11-20T09:00:00Z", {
-    dbPath: join(tempDir("export-threads-"), "svc.db"),
+    dbPath,
     overrides: { exportThreads: threads },
   });
   apps.push(t);
@@ -47,7 +55,7 @@ async function appWithStatement(
   await t.services.poller.idle();
   const row = t.services.statementRepo.findById(id)!;
   expect(row.status).toBe("ready");
-  return { t, w, row, url: `${PATH}/${id}/export` };
+  return { t, w, row, dbPath, url: `${PATH}/${id}/export` };
 }
 
 async function settled(threads: ExportThreads): Promise<number> {
@@ -142,6 +150,23 @@ describe("exports rendered by worker threads", () => {
     expect(sqlite.query("PRAGMA wal_checkpoint(TRUNCATE)").get()).toMatchObject({ busy: 0 });
   }, 60_000);
 
+  test("threads closing their connections leave this process's locks on the database files alone", async () => {
+    // Closing any descriptor of a file drops every POSIX lock the process holds on it; SQLite
+    // defers its own closes while another connection of the process holds locks. Had a thread's
+    // close dropped them, another process's first read would rebuild the -shm file under the
+    // server, which moves its WAL-index header.
+    const { t, w, url, dbPath } = await appWithStatement({ minOperations: 1, threads: 2 });
+    for (const format of ["1c", "csv"]) {
+      const res = await t.request("GET", `${url}?format=${format}`, { token: w.token });
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+    }
+    expect(await settled(t.services.exportThreads)).toBe(0);
+    const header = t.services.database.walHeader!;
+    header.moved();
+    inAnotherProcess(dbPath, "SELECT count(*) FROM operations");
+    expect(header.moved()).toBe(false);
+  }, 60_000);
+
   test("stopping them (the server stops) ends a download in progress and its threads", async () => {
     const { t, w, url } = await appWithStatement({ minOperations: 1, threads: 2 }, 2000);
     const threads = t.services.exportThreads;
@@ -158,8 +183,8 @@ describe("exports rendered by worker threads", () => {
     ).rejects.toThrow();
   }, 60_000);
 
-  test("beyond maxRunning threads, an export is rendered in the server's thread, with the same bytes", async () => {
-    const { t, w, url } = await appWithStatement({ minOperations: 1, threads: 2, maxRunning: 2 });
+  test("while one export has threads, another is rendered in the server's thread, with the same bytes", async () => {
+    const { t, w, url } = await appWithStatement({ minOperations: 1, threads: 2 });
     const threads = t.services.exportThreads;
     const first = await t.request("GET", `${url}?format=1c`, { token: w.token });
     const firstReader = first.body!.getReader();
