@@ -12,7 +12,7 @@ export type ExportFormat = "1c" | "csv" | "json";
 
 // Rows per page. Smaller pages leave less short-lived garbage between collections: at 1000 the
 // peak RSS of a 155k-operation export was ~30 MB higher for no gain in speed.
-export const PAGE = 250;
+const PAGE = 250;
 // An export this large leaves tens of megabytes of garbage (the rows read, the chunks sent) that
 // the collector would keep for a while: one full collection at its end, a few milliseconds, gives
 // the memory back (measured: the server's RSS after a 155k-operation export 135-175 MB without it,
@@ -64,7 +64,7 @@ export function operationJson(op: StatementOperation) {
 }
 
 /** Pages of a statement of `operations` rows (seq 1 … operations after it became ready). */
-export function pageCount(operations: number): number {
+function pageCount(operations: number): number {
   return Math.ceil(operations / PAGE);
 }
 
@@ -103,7 +103,7 @@ export function pageRenderer(repo: StatementRepository, job: ExportJob): PageRen
 }
 
 /** Pages rendered here, one per pull of the stream. */
-export function renderedHere(render: PageRenderer, pages: number): PageSource {
+function renderedHere(render: PageRenderer, pages: number): PageSource {
   let n = 0;
   return {
     next: () => (n < pages ? render(n++) : null),
