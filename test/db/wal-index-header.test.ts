@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { openDatabase } from "../../src/db/open";
 import { ExternalChanges, RowCache } from "../../src/db/row-cache";
 import { WalIndexHeader } from "../../src/db/wal-index-header";
-import { tempDir } from "../helpers/server";
+import { sqlInAnotherProcess, tempDir } from "../helpers/server";
 
 const opened: Database[] = [];
 afterEach(() => {
@@ -29,13 +29,6 @@ function walDatabase() {
   return { path, sqlite, other, walHeader };
 }
 
-/** Runs SQL against the file from a separate process. */
-function inAnotherProcess(path: string, sql: string): void {
-  const script = `const { Database } = require("bun:sqlite"); const db = new Database(${JSON.stringify(path)}); db.exec("PRAGMA busy_timeout = 5000"); db.exec(${JSON.stringify(sql)}); db.close();`;
-  const done = Bun.spawnSync([process.execPath, "-e", script], { stderr: "pipe" });
-  if (done.exitCode !== 0) throw new Error(done.stderr.toString());
-}
-
 const nextRun = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("WAL-index header", () => {
@@ -53,13 +46,13 @@ describe("WAL-index header", () => {
     other.exec("INSERT INTO t VALUES (2)");
     expect(header.moved()).toBe(true);
 
-    inAnotherProcess(path, "INSERT INTO t VALUES (3)");
+    sqlInAnotherProcess(path, "INSERT INTO t VALUES (3)");
     expect(header.moved()).toBe(true);
 
     // Reads change nothing, also another process's first read of the file: this process's locks
     // on the -shm file are intact (had they been dropped, that process would rebuild the file).
     other.query("SELECT count(*) FROM t").get();
-    inAnotherProcess(path, "SELECT count(*) FROM t");
+    sqlInAnotherProcess(path, "SELECT count(*) FROM t");
     expect(header.moved()).toBe(false);
   });
 

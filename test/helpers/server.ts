@@ -173,3 +173,10 @@ export async function seedToken(
 export function seedIntegration(server: RunningProcess, sandbox?: { ops_per_day?: number }) {
   return seedToken(server, { sandbox });
 }
+
+/** Runs SQL against a database file from a separate process (its first open of the file included). */
+export function sqlInAnotherProcess(path: string, sql: string): void {
+  const script = `const { Database } = require("bun:sqlite"); const db = new Database(${JSON.stringify(path)}); db.exec("PRAGMA busy_timeout = 5000"); db.exec(${JSON.stringify(sql)}); db.close();`;
+  const done = Bun.spawnSync([process.execPath, "-e", script], { stderr: "pipe" });
+  if (done.exitCode !== 0) throw new Error(done.stderr.toString());
+}

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { type ExportFormat, exportStatement } from "../../src/statements/export";
 import type { ExportThreads, ExportThreadsOptions } from "../../src/statements/export-threads";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
-import { tempDir } from "../helpers/server";
+import { sqlInAnotherProcess, tempDir } from "../helpers/server";
 
 const PATH = "/api/v1/integration/statements";
 const ACCOUNT = { accountNumber: "40702810900000000001", alias: "main" };
@@ -19,13 +19,6 @@ afterEach(async () => {
     t.services.database.close();
   }
 });
-
-/** Runs SQL against the file from a separate process. */
-function inAnotherProcess(path: string, sql: string): void {
-  const script = `const { Database } = require("bun:sqlite"); const db = new Database(${JSON.stringify(path)}); db.exec("PRAGMA busy_timeout = 5000"); db.query(${JSON.stringify(sql)}).all(); db.close();`;
-  const done = Bun.spawnSync([process.execPath, "-e", script], { stderr: "pipe" });
-  if (done.exitCode !== 0) throw new Error(done.stderr.toString());
-}
 
 /** A file database (threads need one) holding a ready statement of 10 days × `perDay` operations. */
 async function appWithStatement(
@@ -163,7 +156,7 @@ describe("exports rendered by worker threads", () => {
     expect(await settled(t.services.exportThreads)).toBe(0);
     const header = t.services.database.walHeader!;
     header.moved();
-    inAnotherProcess(dbPath, "SELECT count(*) FROM operations");
+    sqlInAnotherProcess(dbPath, "SELECT count(*) FROM operations");
     expect(header.moved()).toBe(false);
   }, 60_000);
 
