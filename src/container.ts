@@ -17,14 +17,14 @@ import type { OpenedDatabase } from "./db/open";
 import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
 import { SqliteSandboxRequestLog } from "./db/repos/sandbox-requests";
 import { TokenRepository } from "./db/repos/tokens";
-import { ExternalChanges } from "./db/row-cache";
+import { ExternalChanges, RowCache } from "./db/row-cache";
 import type { Logger } from "./http/logger";
 import { createMcpServices, type SessionStore } from "./mcp";
 import { PaymentRepository } from "./payments/repository";
 import { PaymentService } from "./payments/service";
 import { ExportThreads, type ExportThreadsOptions } from "./statements/export-threads";
 import { BalanceRefresher, StatementPoller } from "./statements/poller";
-import { StatementRepository } from "./statements/repository";
+import { type BalanceRow, StatementRepository } from "./statements/repository";
 import { StatementService } from "./statements/service";
 
 export interface ServiceOverrides {
@@ -72,7 +72,9 @@ export function buildServices(
     atomically: (fn) => sqlite.transaction(fn).immediate(),
   });
 
-  const statementRepo = new StatementRepository(sqlite, externalChanges);
+  // Balances are written by the statements repository and read by every get_balance.
+  const balanceRows = new RowCache<BalanceRow>(externalChanges);
+  const statementRepo = new StatementRepository(sqlite, externalChanges, { balanceRows });
   const exportThreads = new ExportThreads(config.dbPath, logger, {
     threads: config.exportThreads,
     ...overrides.exportThreads,
@@ -108,6 +110,8 @@ export function buildServices(
   const mcp = createMcpServices({
     config,
     sqlite,
+    changes: externalChanges,
+    balances: balanceRows,
     access,
     clock,
     logger,

@@ -1,5 +1,5 @@
 // Rows that every authenticated request reads and that change rarely (tokens, their grants, bank
-// accounts) are kept in memory. A cache is emptied when its repository writes, and all of them
+// accounts, statements, agent sessions, balances) are kept in memory. A cache is emptied when its repository writes, and all of them
 // when another connection has committed anything (PRAGMA data_version moves): a token revoked by
 // `svc admin` from another process fails from the next request on, as one revoked here does.
 import type { Database } from "bun:sqlite";

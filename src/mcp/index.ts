@@ -4,8 +4,9 @@ import type { AccessPolicy } from "../auth/access-policy";
 import type { Clock } from "../clock";
 import type { Config } from "../config";
 import { openReadOnly } from "../db/open";
+import type { ExternalChanges } from "../db/row-cache";
 import type { Logger } from "../http/logger";
-import { McpReadModel } from "./read-model";
+import { type BalanceCache, McpReadModel } from "./read-model";
 import { SessionManager, type SessionStore, SessionSweeper, SqliteSessionStore } from "./sessions";
 import { createToolRegistry } from "./tools";
 import type { ToolRegistry } from "./tools/registry";
@@ -27,6 +28,9 @@ export interface McpServices {
 export function createMcpServices(deps: {
   config: Pick<Config, "dbPath" | "sessionTtlSeconds" | "sessionSweepIntervalMs" | "balanceStaleSeconds">;
   sqlite: Database;
+  /** Other connections' commits, for the sessions and balances kept in memory. */
+  changes: ExternalChanges;
+  balances: BalanceCache["rows"];
   access: AccessPolicy;
   clock: Clock;
   logger: Logger;
@@ -34,10 +38,10 @@ export function createMcpServices(deps: {
 }): McpServices {
   const { config, sqlite, clock, logger } = deps;
   const readDb = openReadOnly(config.dbPath, sqlite);
-  const sessionStore = deps.sessionStore ?? new SqliteSessionStore(sqlite);
+  const sessionStore = deps.sessionStore ?? new SqliteSessionStore(sqlite, deps.changes);
   const sessions = new SessionManager(sessionStore, clock, config.sessionTtlSeconds, logger);
   const tools = createToolRegistry({
-    read: new McpReadModel(readDb),
+    read: new McpReadModel(readDb, { changes: deps.changes, rows: deps.balances }),
     access: deps.access,
     clock,
     balanceStaleSeconds: config.balanceStaleSeconds,

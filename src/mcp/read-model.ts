@@ -1,8 +1,10 @@
 // What the agent tools read, and nothing else: plain SELECTs over a connection that SQLite itself
 // refuses to write through (openReadOnly). No method here writes; the connection could not.
 import type { Database } from "bun:sqlite";
+import type { ExternalChanges, RowCache } from "../db/row-cache";
 import type { StatementOperation } from "../formats/types";
 import {
+  type BalanceRow,
   OPERATION_COLUMNS,
   operationFromRow,
   type StatementListFilter,
@@ -17,10 +19,12 @@ export interface CompanyRecord {
   kpp: string | null;
 }
 
-export interface CachedBalance {
-  balance: number;
-  currency: string;
-  as_of: string;
+export type CachedBalance = BalanceRow;
+
+/** Balances kept in memory, shared with the repository that writes them (see `balance`). */
+export interface BalanceCache {
+  changes: ExternalChanges;
+  rows: RowCache<CachedBalance>;
 }
 
 export interface OperationFilter {
@@ -46,7 +50,11 @@ export class McpReadModel {
   private readonly statementOpsStmt;
   private readonly statementRangeStmt;
 
-  constructor(readonly db: Database) {
+  /** Without `balances` (tests of the queries alone) every balance is read from the database. */
+  constructor(
+    readonly db: Database,
+    private readonly balances: BalanceCache | null = null,
+  ) {
     this.companyStmt = db.query<CompanyRecord, [string]>(
       "SELECT id AS company_id, name, inn, kpp FROM companies WHERE id = ?",
     );
@@ -73,8 +81,15 @@ export class McpReadModel {
     return this.companyStmt.get(id) ?? null;
   }
 
+  /**
+   * Every get_balance reads one, so balances are kept in memory: the statements repository
+   * forgets one it writes, and another process's commit empties them all. Treat the result as
+   * read-only.
+   */
   balance(bankAccountId: string): CachedBalance | null {
-    return this.balanceStmt.get(bankAccountId) ?? null;
+    if (!this.balances) return this.balanceStmt.get(bankAccountId) ?? null;
+    this.balances.changes.check();
+    return this.balances.rows.get(bankAccountId, () => this.balanceStmt.get(bankAccountId) ?? null);
   }
 
   statement(id: string): StatementRow | null {

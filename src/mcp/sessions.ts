@@ -4,6 +4,7 @@
 import type { Database } from "bun:sqlite";
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../clock";
+import { type ExternalChanges, RowCache } from "../db/row-cache";
 import { ApiError } from "../http/errors";
 import type { Logger } from "../http/logger";
 import { RPC_INVALID_REQUEST, RpcError } from "./protocol";
@@ -28,14 +29,24 @@ export interface SessionStore {
   deleteExpired(nowMs: number): Promise<number>;
 }
 
+/**
+ * Sessions in SQLite. Every agent request reads its session, so the rows are kept in memory:
+ * forgotten by this store's own writes, and all of them when another connection has committed
+ * (a session ended by another instance on the same file is gone from the next request).
+ */
 export class SqliteSessionStore implements SessionStore {
+  private readonly cache: RowCache<McpSession>;
   private readonly insertStmt;
   private readonly byId;
   private readonly extendStmt;
   private readonly deleteStmt;
   private readonly expiredStmt;
 
-  constructor(sqlite: Database) {
+  constructor(
+    sqlite: Database,
+    private readonly changes: ExternalChanges,
+  ) {
+    this.cache = new RowCache(changes);
     this.insertStmt = sqlite.query(
       `INSERT INTO mcp_sessions (id, api_token_id, protocol_version, created_at, expires_at_ms)
        VALUES ($id, $apiTokenId, $protocolVersion, $createdAt, $expiresAtMs)`,
@@ -56,21 +67,27 @@ export class SqliteSessionStore implements SessionStore {
     this.insertStmt.run({ ...s });
   }
 
+  /** Treat the result as read-only: it may be shared with other requests. */
   async get(id: string): Promise<McpSession | null> {
-    return this.byId.get(id) ?? null;
+    this.changes.check();
+    return this.cache.get(id, () => this.byId.get(id) ?? null);
   }
 
   async extend(id: string, expiresAtMs: number): Promise<void> {
     // Never moves an expiry backwards (two concurrent requests may extend in either order).
     this.extendStmt.run(expiresAtMs, id, expiresAtMs);
+    this.cache.forget(id);
   }
 
   async delete(id: string, apiTokenId: string): Promise<void> {
     this.deleteStmt.run(id, apiTokenId);
+    this.cache.forget(id);
   }
 
   async deleteExpired(nowMs: number): Promise<number> {
-    return this.expiredStmt.run(nowMs).changes;
+    const deleted = this.expiredStmt.run(nowMs).changes;
+    if (deleted > 0) this.cache.clear();
+    return deleted;
   }
 }
 
@@ -132,11 +149,10 @@ export class SessionManager {
       throw new RpcError(RPC_INVALID_REQUEST, "Invalid Request: session expired; call initialize again");
     }
     const next = nowMs + this.ttlMs;
-    if (next - session.expiresAtMs >= this.extensionGranularityMs) {
-      await this.guarded(() => this.store.extend(id, next));
-      session.expiresAtMs = next;
-    }
-    return session;
+    if (next - session.expiresAtMs < this.extensionGranularityMs) return session;
+    await this.guarded(() => this.store.extend(id, next));
+    // A copy: the store's row may be shared with other requests.
+    return { ...session, expiresAtMs: next };
   }
 
   /** Idempotent: an unknown session, or another token's, is left as it is. */

@@ -6,6 +6,13 @@ import type { StoredCsvValues } from "../formats/csv";
 import { DOC_TYPES, type OneCVersion, type StatementOperation } from "../formats/types";
 import { oneCDocumentSql } from "./onec-sql";
 
+/** An account's last balance as the bank reported it (kopecks). */
+export interface BalanceRow {
+  balance: number;
+  currency: string;
+  as_of: string;
+}
+
 export type StatementStatus = "processing" | "ready" | "failed";
 export type BankState = "pending" | "requested" | "done";
 
@@ -211,12 +218,17 @@ export class StatementRepository {
   // the field writer, as `document` null says.
   private readonly layOutOneC: boolean;
 
+  // Balances kept in memory for readers on other connections (the agent tools): a balance
+  // written here is forgotten there.
+  private readonly balanceRows: RowCache<BalanceRow> | null;
+
   constructor(
     private readonly sqlite: Database,
     private readonly changes?: ExternalChanges,
-    options: { layOutOneC?: boolean } = {},
+    options: { layOutOneC?: boolean; balanceRows?: RowCache<BalanceRow> } = {},
   ) {
     this.rows = changes ? new RowCache(changes) : null;
+    this.balanceRows = options.balanceRows ?? null;
     this.layOutOneC = options.layOutOneC ?? hasConcat(sqlite);
     this.byId = sqlite.query<StatementRow, [string]>("SELECT * FROM statements WHERE id = ?");
     this.byTokenExternal = sqlite.query<StatementRow, [string, string]>(
@@ -444,7 +456,7 @@ export class StatementRepository {
     );
   }
 
-  upsertBalance(b: { bank_account_id: string; balance: number; currency: string; as_of: string }): void {
+  upsertBalance(b: BalanceRow & { bank_account_id: string }): void {
     this.sqlite
       .query(
         `INSERT INTO balances (bank_account_id, balance, currency, as_of) VALUES (?, ?, ?, ?)
@@ -452,12 +464,13 @@ export class StatementRepository {
            as_of = excluded.as_of WHERE excluded.as_of >= balances.as_of`,
       )
       .run(b.bank_account_id, b.balance, b.currency, b.as_of);
+    this.balanceRows?.forget(b.bank_account_id);
   }
 
-  balance(bankAccountId: string): { balance: number; currency: string; as_of: string } | null {
+  balance(bankAccountId: string): BalanceRow | null {
     return (
       this.sqlite
-        .query<{ balance: number; currency: string; as_of: string }, [string]>(
+        .query<BalanceRow, [string]>(
           "SELECT balance, currency, as_of FROM balances WHERE bank_account_id = ?",
         )
         .get(bankAccountId) ?? null

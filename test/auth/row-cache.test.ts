@@ -1,6 +1,6 @@
-// Tokens, accounts and statement rows are cached in memory (sessions are read each time); a
-// change made by another process (for example `svc admin token revoke` on the same database file)
-// must still count from the next request on.
+// Tokens, accounts, statement rows, agent sessions and balances are cached in memory; a change
+// made by another process (for example `svc admin token revoke` on the same database file) must
+// still count from the next request on.
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -78,6 +78,41 @@ describe("cached tokens and accounts", () => {
     expect(((await (await ping()).json()) as { result?: unknown }).result).toEqual({});
     other.query("DELETE FROM mcp_sessions WHERE id = ?").run(session);
     expect(((await (await ping()).json()) as { error?: { code: number } }).error?.code).toBe(-32600);
+  });
+
+  test("a balance written by another process is get_balance's answer from the next call on", async () => {
+    const { t, other } = setup();
+    const w = t.fixtures.world({ purpose: "mcp" });
+    const accountId = w.account.bank_account_id;
+    expect((await t.admin("POST", `/bank-accounts/${accountId}/balance/refresh`)).status).toBe(200);
+    const init = await t.request("POST", "/api/v1/mcp", {
+      token: w.token,
+      body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18" } },
+    });
+    const session = init.headers.get("mcp-session-id")!;
+    const balance = async () => {
+      const res = await t.request("POST", "/api/v1/mcp", {
+        token: w.token,
+        body: {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "get_balance", arguments: { bank_account_id: accountId } },
+        },
+        headers: { "mcp-session-id": session },
+      });
+      return ((await res.json()) as { result: { structuredContent: { balance: number; as_of: string } } })
+        .result.structuredContent;
+    };
+    const before = await balance();
+    expect(await balance()).toEqual(before);
+    other
+      .query("UPDATE balances SET balance = balance + 12345, as_of = ? WHERE bank_account_id = ?")
+      .run("2026-11-20T09:30:00.000Z", accountId);
+    expect(await balance()).toMatchObject({
+      balance: Math.round(before.balance * 100 + 12345) / 100,
+      as_of: "2026-11-20T09:30:00.000Z",
+    });
   });
 
   test("changes through this process's admin service count at once (no other connection involved)", async () => {

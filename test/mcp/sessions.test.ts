@@ -89,6 +89,7 @@ describe("binding and termination", () => {
   test("DELETE then reuse: -32600 (not found)", async () => {
     const { t, w } = setup();
     const session = await initSession(t, w.token);
+    expect((await rpc(t, w.token, session, "ping")).result).toEqual({});
     expect(
       (await t.request("DELETE", MCP, { token: w.token, headers: { "mcp-session-id": session } })).status,
     ).toBe(204);
@@ -102,15 +103,19 @@ describe("binding and termination", () => {
 describe("sweeper", () => {
   test("deletes expired rows and keeps live ones", async () => {
     const { t, w } = setup(600);
+    const used = await initSession(t, w.token);
     await initSession(t, w.token);
-    await initSession(t, w.token);
+    expect((await rpc(t, w.token, used, "ping")).result).toEqual({});
     t.clock.advance(400_000);
     const live = await initSession(t, w.token);
     expect(countSessions(t)).toBe(3);
     t.clock.advance(300_000);
+    expect((await rpc(t, w.token, used, "ping")).error?.message).toMatch(/expired/);
     expect(await t.services.mcp.sweeper.sweep()).toBe(2);
     expect(countSessions(t)).toBe(1);
     expect((await rpc(t, w.token, live, "ping")).result).toEqual({});
+    // Swept: gone, not merely expired.
+    expect((await rpc(t, w.token, used, "ping")).error?.message).toMatch(/not found/);
   });
 
   test("is a worker with a name, start and stop", async () => {

@@ -129,6 +129,36 @@ describe("get_balance", () => {
     t.clock.advance(3601_000);
     expect((await call("get_balance", { bank_account_id: accountId })).structuredContent.stale).toBe(true);
   });
+
+  test("a balance written after a first call is the next call's answer (admin refresh, a statement)", async () => {
+    const { t, w, accountId } = await agent();
+    const account = t.services.accounts.findById(accountId)!;
+    // A new session for each look: days pass in between.
+    const balance = async () =>
+      (
+        await callTool(t, w.token, await initSession(t, w.token), "get_balance", {
+          bank_account_id: accountId,
+        })
+      ).structuredContent;
+    expect((await t.admin("POST", `/bank-accounts/${accountId}/balance/refresh`)).status).toBe(200);
+    const first = await balance();
+    expect(first.as_of).toBe("2026-11-20T09:00:00.000Z");
+    expect(await balance()).toEqual(first);
+
+    t.clock.advance(3 * 86_400_000);
+    expect((await t.admin("POST", `/bank-accounts/${accountId}/balance/refresh`)).status).toBe(200);
+    const refreshed = await balance();
+    expect(refreshed.as_of).toBe("2026-11-23T09:00:00.000Z");
+    expect(refreshed).toEqual({ ...t.services.statements.balance(account) });
+    expect(refreshed.balance).not.toBe(first.balance);
+
+    // A statement up to today stores its closing balance as the cached one.
+    t.clock.advance(3_600_000);
+    await readyStatement(t, accountId, "2026-11-20", "2026-11-23");
+    const fromStatement = await balance();
+    expect(fromStatement.as_of).not.toBe(refreshed.as_of);
+    expect(fromStatement).toEqual({ ...t.services.statements.balance(account) });
+  });
 });
 
 describe("list_statements", () => {
