@@ -1,7 +1,8 @@
-// Rows that every authenticated request reads and that change rarely (tokens, their grants, bank
-// accounts, statements, agent sessions, balances) are kept in memory. A cache is emptied when its repository writes, and all of them
-// when another connection has committed anything (PRAGMA data_version moves): a token revoked by
-// `svc admin` from another process fails from the next request on, as one revoked here does.
+// Rows that requests read again and again and that change rarely (tokens, their grants, bank
+// accounts, statements, agent sessions, balances) are kept in memory. A cache is emptied when its
+// repository writes, and all of them when another connection has committed anything (PRAGMA
+// data_version moves): a token revoked by `svc admin` from another process fails from the next
+// request on, as one revoked here does.
 import type { Database } from "bun:sqlite";
 import type { WalIndexHeader } from "./wal-index-header";
 

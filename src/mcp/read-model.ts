@@ -19,12 +19,10 @@ export interface CompanyRecord {
   kpp: string | null;
 }
 
-export type CachedBalance = BalanceRow;
-
 /** Balances kept in memory, shared with the repository that writes them (see `balance`). */
 export interface BalanceCache {
   changes: ExternalChanges;
-  rows: RowCache<CachedBalance>;
+  rows: RowCache<BalanceRow>;
 }
 
 export interface OperationFilter {
@@ -58,7 +56,7 @@ export class McpReadModel {
     this.companyStmt = db.query<CompanyRecord, [string]>(
       "SELECT id AS company_id, name, inn, kpp FROM companies WHERE id = ?",
     );
-    this.balanceStmt = db.query<CachedBalance, [string]>(
+    this.balanceStmt = db.query<BalanceRow, [string]>(
       "SELECT balance, currency, as_of FROM balances WHERE bank_account_id = ?",
     );
     this.statementStmt = db.query<StatementRow, [string]>("SELECT * FROM statements WHERE id = ?");
@@ -86,7 +84,7 @@ export class McpReadModel {
    * forgets one it writes, and another process's commit empties them all. Treat the result as
    * read-only.
    */
-  balance(bankAccountId: string): CachedBalance | null {
+  balance(bankAccountId: string): BalanceRow | null {
     if (!this.balances) return this.balanceStmt.get(bankAccountId) ?? null;
     this.balances.changes.check();
     return this.balances.rows.get(bankAccountId, () => this.balanceStmt.get(bankAccountId) ?? null);
