@@ -2,8 +2,8 @@
 // svc serve [--demo] | migrate | admin … | version
 import { runAdminCommand } from "../src/admin/cli";
 import { ConfigError, loadConfig } from "../src/config";
+import { flushStdout } from "../src/core/logger";
 import { migrate, openDatabase } from "../src/db/open";
-import { flushStdout } from "../src/http/logger";
 import { startServer, VERSION } from "../src/main";
 
 const USAGE = `usage: svc <command>

@@ -3,13 +3,13 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { createApp } from "./app";
-import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./clock";
 import { type Config, ConfigError, decodeSecretKey } from "./config";
 import { buildServices, type Services } from "./container";
+import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./core/clock";
+import { createLogger, flushStdout, type Logger } from "./core/logger";
 import { migrate, openDatabase } from "./db/open";
 import { WalCheckpointer } from "./db/wal-checkpointer";
 import { demoBanner, seedDemo } from "./demo";
-import { createLogger, flushStdout, type Logger } from "./http/logger";
 
 export const VERSION: string = pkg.version;
 

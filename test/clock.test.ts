@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { dateInZone } from "../src/clock";
+import { dateInZone } from "../src/core/clock";
 
 describe("dateInZone", () => {
   test("gives the calendar date in the zone, also across midnight and between zones", () => {

@@ -1,9 +1,9 @@
 // The admin API (`/admin/api`), exactly as the decisions document lists it.
 import { Elysia, t } from "elysia";
+import type { ErrorCode } from "../core/errors";
 import type { SqliteSandboxRequestLog } from "../db/repos/sandbox-requests";
 import { adminAuth } from "../http/admin-auth";
 import { JSON_BODY, routeDoc } from "../http/docs";
-import type { ErrorCode } from "../http/errors";
 import type { StatementService } from "../statements/service";
 import type { AdminService } from "./service";
 

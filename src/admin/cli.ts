@@ -2,7 +2,7 @@
 // the admin API. Results are printed as JSON; errors as the API's envelope on stderr.
 import { parseArgs } from "node:util";
 import type { Config } from "../config";
-import { ApiError, errorEnvelope } from "../http/errors";
+import { ApiError, errorEnvelope } from "../core/errors";
 import { openServices } from "../main";
 
 const HELP = `usage: svc admin <object> <action> [options]

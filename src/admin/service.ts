@@ -12,7 +12,8 @@ import {
   type TokenPurpose,
   tokenDisplayPrefix,
 } from "../auth/tokens";
-import { type Clock, newId } from "../clock";
+import { type Clock, newId } from "../core/clock";
+import { ApiError, validationError } from "../core/errors";
 import type {
   BankAccountRecord,
   BankAccountRepository,
@@ -23,7 +24,6 @@ import type { AccountGrant, ApiTokenRow, TokenRepository } from "../db/repos/tok
 import { maskAccountNumber } from "../formats/mask";
 import { kopecksToJsonNumber } from "../formats/money";
 import { isValidInn, isValidKpp } from "../formats/validators";
-import { ApiError, validationError } from "../http/errors";
 
 export interface AdminActor {
   requestId?: string | null;

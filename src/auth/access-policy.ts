@@ -1,8 +1,9 @@
 // The one answer to "may this token use this account?", for REST routes and agent tools alike.
 // Order of the per-account checks: unknown account 404, other company 403 forbidden_company,
 // no per-account allow (or a test token on a non-sandbox bank) 403 forbidden_account.
+
+import { ApiError } from "../core/errors";
 import type { BankAccountRecord, BankAccountRepository } from "../db/repos/accounts";
-import { ApiError } from "../http/errors";
 import type { Principal, Scope } from "./guard";
 
 export function isSandboxBank(bank: string): boolean {

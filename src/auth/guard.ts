@@ -1,9 +1,9 @@
 // The token guard: the checks of a protected route, in the specification's order, first failure
 // wins: format -> rate limit -> known/revoked/expired -> IP -> purpose -> scope.
 // Per-account checks come later, from the access policy, once the request names an account.
-import type { Clock } from "../clock";
+import type { Clock } from "../core/clock";
+import { ApiError } from "../core/errors";
 import type { AccountGrant, TokenAuthRecord, TokenRepository } from "../db/repos/tokens";
-import { ApiError } from "../http/errors";
 import { type IpRange, ipAllowed, parseIpRange } from "./ip";
 import { type RateDecision, type RateLimiter, rateLimitHeaders } from "./rate-limiter";
 import { bearerValue, hashToken, isWellFormedToken, type TokenPurpose } from "./tokens";

@@ -1,6 +1,6 @@
 // Fixed one-minute windows aligned to the wall clock. Behind an interface so that a shared
 // store (for several instances) can replace the in-process one.
-import type { Clock } from "../clock";
+import type { Clock } from "../core/clock";
 
 export interface RateDecision {
   allowed: boolean;

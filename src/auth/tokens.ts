@@ -1,7 +1,7 @@
 // Token values: "svc_live_" or "svc_test_" followed by 40 base62 characters. Only the SHA-256
 // of a value is stored; the raw value exists once, in the creation response.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { secureRandomBytes } from "../clock";
+import { secureRandomBytes } from "../core/clock";
 
 export type TokenMode = "live" | "test";
 export type TokenPurpose = "integration" | "mcp";

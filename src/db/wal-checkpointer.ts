@@ -5,7 +5,7 @@
 // checkpoints every interval instead; the server's own connection keeps a much higher automatic
 // threshold only as a safety net, and goes back to SQLite's default if the worker fails.
 import type { Database } from "bun:sqlite";
-import type { Logger } from "../http/logger";
+import type { Logger } from "../core/logger";
 import { workerEntry } from "../worker-entry";
 import type { CheckpointWorkerStart } from "./checkpoint-worker";
 

@@ -2,7 +2,7 @@
 // configured the admin API does not exist (404 everywhere).
 import { Elysia } from "elysia";
 import { bearerValue, secretEquals } from "../auth/tokens";
-import { ApiError, invalidRequestBody } from "./errors";
+import { ApiError, invalidRequestBody } from "../core/errors";
 import { isInvalidJson, requestState } from "./spine";
 
 export function checkAdminBearer(adminToken: string | null, authorization: string | null): void {

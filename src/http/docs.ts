@@ -1,6 +1,6 @@
 // OpenAPI documentation helpers: every route lists the error codes it can answer with, each
 // with the envelope schema. Documentation only; nothing here validates at run time.
-import { ERROR_STATUS, type ErrorCode } from "./errors";
+import { ERROR_STATUS, type ErrorCode } from "../core/errors";
 
 const envelopeSchema = {
   type: "object",

@@ -3,10 +3,10 @@
 // error handler that builds the envelope, 404/405, and one access-log line per request.
 import { Elysia } from "elysia";
 import type { IpRange } from "../auth/ip";
-import { newId } from "../clock";
+import { newId } from "../core/clock";
+import { ApiError, errorEnvelope, invalidRequestBody, validationError } from "../core/errors";
+import type { Logger } from "../core/logger";
 import { resolveClientIp } from "./client-ip";
-import { ApiError, errorEnvelope, invalidRequestBody, validationError } from "./errors";
-import type { Logger } from "./logger";
 
 export interface RequestState {
   requestId: string;

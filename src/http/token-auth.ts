@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import type { Principal, Requirement, TokenGuard } from "../auth/guard";
 import { rateLimitHeaders } from "../auth/rate-limiter";
-import { ApiError, invalidRequestBody } from "./errors";
+import { ApiError, invalidRequestBody } from "../core/errors";
 import { isInvalidJson, requestState } from "./spine";
 
 export function authenticateRequest(

@@ -2,7 +2,7 @@
 // write is logged and surfaces as AgentAuditFailed, and the caller answers with an error, not data.
 import type { AuditSink } from "../audit/audit-batcher";
 import type { Principal } from "../auth/guard";
-import type { Logger } from "../http/logger";
+import type { Logger } from "../core/logger";
 import { requestState } from "../http/spine";
 
 export interface AgentAuditFields {

@@ -1,11 +1,11 @@
 // Wiring of the agent interface: the read-only connection, sessions, the sweeper, the tool registry.
 import type { Database } from "bun:sqlite";
 import type { AccessPolicy } from "../auth/access-policy";
-import type { Clock } from "../clock";
 import type { Config } from "../config";
+import type { Clock } from "../core/clock";
+import type { Logger } from "../core/logger";
 import { openReadOnly } from "../db/open";
 import type { ExternalChanges } from "../db/row-cache";
-import type { Logger } from "../http/logger";
 import { type BalanceCache, McpReadModel } from "./read-model";
 import { SessionManager, type SessionStore, SessionSweeper, SqliteSessionStore } from "./sessions";
 import { createToolRegistry } from "./tools";

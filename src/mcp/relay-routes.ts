@@ -8,9 +8,9 @@
 import { Elysia } from "elysia";
 import type { AuditSink } from "../audit/audit-batcher";
 import type { Principal, TokenGuard } from "../auth/guard";
+import { ApiError, invalidRequestBody, validationError } from "../core/errors";
+import type { Logger } from "../core/logger";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
-import { ApiError, invalidRequestBody, validationError } from "../http/errors";
-import type { Logger } from "../http/logger";
 import { isInvalidJson } from "../http/spine";
 import { authenticateRequest } from "../http/token-auth";
 import { AgentAuditFailed, type AgentAuditFields, writeAgentAudit } from "./audit";

@@ -3,10 +3,10 @@
 // (for several instances) can replace the SQLite one without touching the callers.
 import type { Database } from "bun:sqlite";
 import { randomUUID } from "node:crypto";
-import type { Clock } from "../clock";
+import type { Clock } from "../core/clock";
+import { ApiError } from "../core/errors";
+import type { Logger } from "../core/logger";
 import { type ExternalChanges, RowCache } from "../db/row-cache";
-import { ApiError } from "../http/errors";
-import type { Logger } from "../http/logger";
 import { RPC_INVALID_REQUEST, RpcError } from "./protocol";
 
 export interface McpSession {

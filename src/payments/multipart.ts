@@ -2,7 +2,7 @@
 // first chunk past the limit cancels the body and answers 413, so nothing over the limit is
 // ever held in memory. Text fields and files come back as plain values.
 import busboy from "busboy";
-import { ApiError, invalidRequestBody, validationError } from "../http/errors";
+import { ApiError, invalidRequestBody, validationError } from "../core/errors";
 import { payloadTooLarge } from "../http/spine";
 
 export interface MultipartFile {

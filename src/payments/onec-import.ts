@@ -1,6 +1,8 @@
 // Reads a payment file sent TO the bank (1CClientBankExchange, cp1251 or cp866) into payment
 // orders, enforcing the fields and checks of format-1c.md for that direction. Every failure is a
 // 400 validation_error naming the file line and the field.
+
+import { type ApiError, validationError } from "../core/errors";
 import { ruToIso } from "../formats/dates";
 import { parseAmountToKopecks } from "../formats/money";
 import {
@@ -19,7 +21,6 @@ import {
   isValidInn,
   isValidKpp,
 } from "../formats/validators";
-import { type ApiError, validationError } from "../http/errors";
 
 /** One payment order read from the file; amount in kopecks, dates YYYY-MM-DD. */
 export interface ImportedPayment {

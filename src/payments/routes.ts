@@ -3,8 +3,8 @@
 // allow_send_payments on the account.
 import { Elysia, t } from "elysia";
 import type { Requirement, TokenGuard } from "../auth/guard";
+import { type ErrorCode, invalidRequestBody, validationError } from "../core/errors";
 import { JSON_BODY, routeDoc, TOKEN_ERRORS } from "../http/docs";
-import { type ErrorCode, invalidRequestBody, validationError } from "../http/errors";
 import { BODY_LIMITS, requestState } from "../http/spine";
 import { authenticateRequest, tokenAuth } from "../http/token-auth";
 import { readMultipart } from "./multipart";

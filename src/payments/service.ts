@@ -18,11 +18,11 @@ import type { AccessPolicy } from "../auth/access-policy";
 import type { Principal } from "../auth/guard";
 import type { BankGateway } from "../bank-gateway";
 import type { PaymentOrder } from "../banks/adapter";
-import { type Clock, newId } from "../clock";
+import { type Clock, newId } from "../core/clock";
+import { ApiError, validationError } from "../core/errors";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import { maskAccountNumber } from "../formats/mask";
 import { kopecksToJsonNumber } from "../formats/money";
-import { ApiError, validationError } from "../http/errors";
 import { readPaymentFile } from "./onec-import";
 import type { ItemRow, ItemStatus, PaymentRepository, SubmissionKind, SubmissionRow } from "./repository";
 

@@ -6,7 +6,7 @@
 // default only one export at a time gets threads: on two cores, four 1C exports with two threads
 // each came out slower in all than one (291k against 324k ops/s) and took 262 MB instead of 140.
 import { availableParallelism } from "node:os";
-import type { Logger } from "../http/logger";
+import type { Logger } from "../core/logger";
 import { workerEntry } from "../worker-entry";
 import type { ExportJob, PageSource } from "./export";
 import type { ExportWorkerCommand, ExportWorkerMessage, ExportWorkerStart } from "./export-worker";

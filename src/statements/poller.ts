@@ -4,10 +4,10 @@
 
 import type { BankGateway } from "../bank-gateway";
 import { BankError } from "../banks/adapter";
-import type { Clock } from "../clock";
+import type { Clock } from "../core/clock";
+import type { Logger } from "../core/logger";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import type { StatementOperation } from "../formats/types";
-import type { Logger } from "../http/logger";
 import type { StatementRepository, StatementRow } from "./repository";
 
 export interface PollerDeps {

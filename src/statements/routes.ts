@@ -1,10 +1,10 @@
 // REST routes of the integration API for statements.
 import { Elysia, t } from "elysia";
 import type { TokenGuard } from "../auth/guard";
-import { dateInZone } from "../clock";
+import { dateInZone } from "../core/clock";
+import { ApiError, type ErrorCode, validationError } from "../core/errors";
+import type { Logger } from "../core/logger";
 import { JSON_BODY, routeDoc, TOKEN_ERRORS } from "../http/docs";
-import { ApiError, type ErrorCode, validationError } from "../http/errors";
-import type { Logger } from "../http/logger";
 import { requestState } from "../http/spine";
 import { tokenAuth } from "../http/token-auth";
 import { type ExportFormat, exportStatement } from "./export";

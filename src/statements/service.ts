@@ -3,12 +3,12 @@
 import type { AccessPolicy } from "../auth/access-policy";
 import type { Principal } from "../auth/guard";
 import type { BankGateway } from "../bank-gateway";
-import { type Clock, dateInZone, newId } from "../clock";
+import { type Clock, dateInZone, newId } from "../core/clock";
+import { ApiError, validationError } from "../core/errors";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import { isValidIsoDate } from "../formats/dates";
 import { maskAccountNumber } from "../formats/mask";
 import { kopecksToJsonNumber } from "../formats/money";
-import { ApiError, validationError } from "../http/errors";
 import type { StatementRepository, StatementRow, StatementStatus } from "./repository";
 
 export const MAX_PERIOD_DAYS = 31;

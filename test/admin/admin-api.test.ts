@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import type { AuditEntry } from "../../src/audit/audit-log";
 import { SecretBox } from "../../src/auth/secret-box";
+import { ApiError } from "../../src/core/errors";
 import { withAccountKey } from "../../src/formats/validators";
-import { ApiError } from "../../src/http/errors";
 import { ADMIN_TOKEN, json, makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
 

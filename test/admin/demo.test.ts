@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { ManualClock } from "../../src/clock";
 import { loadConfig } from "../../src/config";
+import { ManualClock } from "../../src/core/clock";
+import { createLogger } from "../../src/core/logger";
 import { demoBanner, seedDemo } from "../../src/demo";
-import { createLogger } from "../../src/http/logger";
 import { startServer } from "../../src/main";
 import { makeTestApp } from "../helpers/app";
 

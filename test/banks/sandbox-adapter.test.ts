@@ -22,7 +22,7 @@ import {
   SANDBOX_DEFAULT_OPS_PER_DAY,
 } from "../../src/banks/sandbox/generator";
 import { InMemorySandboxRequestLog } from "../../src/banks/sandbox/request-log";
-import { ManualClock } from "../../src/clock";
+import { ManualClock } from "../../src/core/clock";
 import { isValidAccountKey, isValidInn, withAccountKey } from "../../src/formats/validators";
 
 const BIK = "044525225";

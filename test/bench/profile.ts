@@ -6,7 +6,7 @@
 // DevTools format) are kept; their paths are printed.
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { dateInZone } from "../../src/clock";
+import { dateInZone } from "../../src/core/clock";
 import { ROOT, startServe, tempDir } from "../helpers/server";
 import {
   agentCallRequests,

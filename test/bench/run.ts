@@ -15,7 +15,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { dateInZone } from "../../src/clock";
+import { dateInZone } from "../../src/core/clock";
 import { ROOT, type RunningProcess, startServe, tempDir } from "../helpers/server";
 import { describeMachine } from "./lib/machine";
 import { memoryOf, resetPeak, sampleMemory, spawnListener } from "./lib/proc";

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
+import { silentLogger } from "../../src/core/logger";
 import { withAccountKey } from "../../src/formats/validators";
-import { silentLogger } from "../../src/http/logger";
 import { type RunningServer, startServer } from "../../src/main";
 
 const CLI = join(import.meta.dir, "../../node_modules/@modelcontextprotocol/conformance/dist/index.js");

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { loadConfig } from "../../src/config";
+import { silentLogger } from "../../src/core/logger";
 import { withAccountKey } from "../../src/formats/validators";
-import { silentLogger } from "../../src/http/logger";
 import { type RunningServer, startServer } from "../../src/main";
 
 const EXPECTED_TOOLS = [

@@ -4,7 +4,7 @@ import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ERROR_STATUS } from "../../src/http/errors";
+import { ERROR_STATUS } from "../../src/core/errors";
 import { ADMIN_TOKEN, BASE, makeTestApp, type TestApp } from "../helpers/app";
 
 export const MCP = "/api/v1/mcp";

@@ -3,12 +3,12 @@
 
 import type { TokenGrantInput } from "../../src/admin/service";
 import { createApp } from "../../src/app";
-import { ManualClock } from "../../src/clock";
 import { type Config, loadConfig } from "../../src/config";
 import { buildServices, type ServiceOverrides, type Services } from "../../src/container";
+import { ManualClock } from "../../src/core/clock";
+import { createLogger } from "../../src/core/logger";
 import { migrate, openDatabase } from "../../src/db/open";
 import { withAccountKey } from "../../src/formats/validators";
-import { createLogger } from "../../src/http/logger";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghijkl";
 export const BASE = "http://localhost";

@@ -2,7 +2,7 @@
 // a restart signs every administrator out, which is acceptable for a handful of operators and
 // keeps the session secret out of the database file.
 import { randomBytes } from "node:crypto";
-import type { Clock } from "../../clock";
+import type { Clock } from "../../core/clock";
 
 export const SESSION_IDLE_MS = 8 * 60 * 60 * 1000;
 export const SESSION_MAX_MS = 24 * 60 * 60 * 1000;

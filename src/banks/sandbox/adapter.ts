@@ -1,7 +1,7 @@
 // The three sandbox banks. They answer at once from the deterministic generator and keep no
 // state between calls: a statement is ready at the first poll after it is ordered because every
 // poll can rebuild it from the account and the period.
-import type { Clock } from "../../clock";
+import type { Clock } from "../../core/clock";
 import { isValidIsoDate } from "../../formats/dates";
 import type {
   BalanceResult,

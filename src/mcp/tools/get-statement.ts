@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
+import { ApiError } from "../../core/errors";
 import { kopecksToJsonNumber } from "../../formats/money";
-import { ApiError } from "../../http/errors";
 import { statementView } from "../../statements/service";
 import { OperationSchema, operationView, StatementSchema, toolStatementView } from "../views";
 import { UNTRUSTED, UUID_PATTERN } from "./common";

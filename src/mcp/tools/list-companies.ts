@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { ApiError } from "../../http/errors";
+import { ApiError } from "../../core/errors";
 import { CompanySchema } from "../views";
 import { UNTRUSTED } from "./common";
 import type { ToolDefinition } from "./registry";

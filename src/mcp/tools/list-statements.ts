@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { validationError } from "../../http/errors";
+import { validationError } from "../../core/errors";
 import { statementView } from "../../statements/service";
 import { decodeCursor, encodeCursor, StatementSchema, toolStatementView } from "../views";
 import { BankAccountId, Cursor } from "./common";

@@ -4,8 +4,8 @@ import type { Static, TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { AccessPolicy } from "../../auth/access-policy";
 import type { Principal } from "../../auth/guard";
-import type { Clock } from "../../clock";
-import { ApiError } from "../../http/errors";
+import type { Clock } from "../../core/clock";
+import { ApiError } from "../../core/errors";
 import { errorResult, successResult, type ToolResult } from "../notice";
 import type { McpReadModel } from "../read-model";
 

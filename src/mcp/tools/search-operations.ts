@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
+import { validationError } from "../../core/errors";
 import { isValidIsoDate } from "../../formats/dates";
 import { parseAmountToKopecks } from "../../formats/money";
-import { validationError } from "../../http/errors";
 import { daysInclusive } from "../../statements/service";
 import { ftsQuery, type OperationFilter } from "../read-model";
 import { decodeCursor, encodeCursor, OperationSchema, operationView } from "../views";
