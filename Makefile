@@ -2,7 +2,7 @@
 BUN := node_modules/.bin/bun
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: run test build check lint fmt typecheck migrations bench clean browser-deps
+.PHONY: run test build check lint fmt typecheck migrations bench clean test-deps
 
 node_modules/.installed: package.json package-lock.json
 	# `npm ci` rejects this lock file on npm 11 (optional platform packages of other systems); versions are pinned exactly in package.json.
@@ -12,12 +12,14 @@ node_modules/.installed: package.json package-lock.json
 run: node_modules/.installed
 	SVC_DB_PATH=$${SVC_DB_PATH:-./data/svc.db} $(BUN) run cli/svc.ts serve --demo
 
-test: node_modules/.installed typecheck lint browser-deps
+test: node_modules/.installed typecheck lint test-deps
 	$(BUN) test
 
-# Chromium for the admin pages' browser test (installs the Debian package when missing).
-browser-deps:
+# Debian packages the tests use (installed when missing): Chromium for the admin pages' browser
+# test, and the official Prometheus Python client, whose text-format parser reads /metrics.
+test-deps:
 	sh scripts/ensure-chromium.sh
+	sh scripts/ensure-deb.sh python3-prometheus-client /usr/lib/python3/dist-packages/prometheus_client/parser.py
 
 typecheck: node_modules/.installed
 	node_modules/.bin/tsc -p tsconfig.json
@@ -34,7 +36,7 @@ migrations: node_modules/.installed
 
 build: node_modules/.installed
 	# The checkpoint and export workers run in threads of their own: a standalone binary needs them as entrypoints.
-	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc.ts src/db/checkpoint-worker.ts src/statements/export-worker.ts --outfile dist/svc
+	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc.ts src/db/checkpoint-worker.ts src/statements/export-worker.ts src/ops/backup-worker.ts --outfile dist/svc
 	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc-mcp.ts --outfile dist/svc-mcp
 
 # Benchmarks (not part of `make test`): wrk-driven HTTP runs, exports, search, ordering, start-up.

@@ -5,10 +5,12 @@ import pkg from "../package.json" with { type: "json" };
 import { adminApi } from "./admin/api";
 import { adminPages } from "./admin/pages";
 import type { Services } from "./container";
+import { migrationState } from "./db/open";
 import { routeDoc } from "./http/docs";
 import { registerFormats } from "./http/formats";
 import { httpSpine } from "./http/spine";
 import { mcpRoutes, relayRoutes } from "./mcp";
+import { opsRoutes, requestMetrics } from "./ops/routes";
 import { paymentRoutes } from "./payments/routes";
 import { statementRoutes } from "./statements/routes";
 
@@ -57,9 +59,26 @@ export function createApp(services: Services, options: AppOptions = {}) {
         },
       }),
     )
+    .use(services.metrics ? requestMetrics(services.metrics) : new Elysia())
     .get("/healthz", () => ({ status: "ok" }), {
       detail: routeDoc("service", "Liveness; 200 once migrations are applied", [], { security: "none" }),
     })
+    .use(
+      opsRoutes({
+        metrics: services.metrics,
+        metricsToken: services.config.metricsToken,
+        readiness: {
+          sqlite: services.database.sqlite,
+          clock: services.clock,
+          migrations: () => migrationState(services.database.sqlite),
+          poller: {
+            lastPassAtMs: () => services.poller.lastPassAtMs,
+            intervalMs: services.config.bankPollIntervalMs,
+          },
+          exportThreads: () => services.exportThreads.available(),
+        },
+      }),
+    )
     .use(
       statementRoutes({
         guard: services.guard,
@@ -69,6 +88,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         logger: services.logger,
         timezone: services.config.timezone,
         now: () => services.clock.now(),
+        metrics: services.metrics ?? undefined,
       }),
     )
     .use(paymentRoutes({ guard: services.guard, service: services.payments }))
@@ -82,6 +102,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         allowedOrigins: services.config.mcpAllowedOrigins,
         logger: services.logger,
         version: options.version ?? pkg.version,
+        metrics: services.metrics ?? undefined,
       }),
     )
     .use(
@@ -91,6 +112,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         audit: services.agentAudit,
         now: () => services.clock.now(),
         logger: services.logger,
+        metrics: services.metrics ?? undefined,
       }),
     )
     .use(

@@ -2,19 +2,30 @@
 // the adapter's view of it (with the decrypted login, which goes nowhere else).
 import type { SecretBox } from "./auth/secret-box";
 import type { BankAccountRef, BankAdapter } from "./banks/adapter";
+import { meteredAdapter } from "./banks/metered";
 import type { BankRegistry } from "./banks/registry";
+import { type Metrics, noMetrics } from "./core/metrics";
 import type { BankAccountRecord, BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
 
 export class BankGateway {
+  private readonly metered = new Map<string, BankAdapter>();
+
   constructor(
     readonly registry: BankRegistry,
     private readonly accounts: BankAccountRepository,
     private readonly companies: CompanyRepository,
     private readonly secretBox: SecretBox | null,
+    private readonly metrics: Metrics = noMetrics,
   ) {}
 
+  /** The account's bank adapter, its calls counted and timed. */
   adapterFor(account: Pick<BankAccountRecord, "bank">): BankAdapter {
-    return this.registry.get(account.bank);
+    let adapter = this.metered.get(account.bank);
+    if (!adapter) {
+      adapter = meteredAdapter(this.registry.get(account.bank), this.metrics);
+      this.metered.set(account.bank, adapter);
+    }
+    return adapter;
   }
 
   refFor(account: BankAccountRecord): BankAccountRef {

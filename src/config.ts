@@ -20,6 +20,14 @@ export interface Config {
   logLevel: LogLevel;
   /** Worker threads per large statement export; 0 renders every export in the server's thread. */
   exportThreads: number;
+  /** Bearer for GET /metrics; null: /metrics answers 404. */
+  metricsToken: string | null;
+  /** Scheduled backups: null when SVC_BACKUP_DIR is unset. */
+  backups: { dir: string; intervalMinutes: number; keep: number } | null;
+  /** Who checkpoints the WAL: svc itself, or an external replicator (Litestream). */
+  checkpoints: "internal" | "external";
+  /** Audit entries older than this many days are deleted; null keeps them forever. */
+  auditRetentionDays: number | null;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -104,6 +112,21 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError("SVC_TRUST_PROXY", `"${cidr}" is not an IP address or CIDR`);
   }
 
+  const metricsToken = env.SVC_METRICS_TOKEN ?? "";
+  if (metricsToken !== "" && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    throw new ConfigError("SVC_METRICS_TOKEN", "must be at least 16 characters without whitespace");
+  }
+
+  const checkpoints = str(env, "SVC_CHECKPOINTS", "internal");
+  if (checkpoints !== "internal" && checkpoints !== "external") {
+    throw new ConfigError("SVC_CHECKPOINTS", `must be internal or external, got "${checkpoints}"`);
+  }
+
+  const backupDir = str(env, "SVC_BACKUP_DIR", "");
+  const backupInterval = int(env, "SVC_BACKUP_INTERVAL_MINUTES", 1440, 1, 525_600);
+  const backupKeep = int(env, "SVC_BACKUP_KEEP", 7, 1, 10_000);
+  const retention = env.SVC_AUDIT_RETENTION_DAYS ?? "";
+
   return {
     dbPath: str(env, "SVC_DB_PATH", "./data/svc.db"),
     host: str(env, "SVC_HOST", "127.0.0.1"),
@@ -119,6 +142,10 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy,
     logLevel,
     exportThreads: int(env, "SVC_EXPORT_THREADS", Math.min(2, availableParallelism()), 0, 16),
+    metricsToken: metricsToken === "" ? null : metricsToken,
+    backups: backupDir === "" ? null : { dir: backupDir, intervalMinutes: backupInterval, keep: backupKeep },
+    checkpoints,
+    auditRetentionDays: retention === "" ? null : int(env, "SVC_AUDIT_RETENTION_DAYS", 0, 1, 36_500),
   };
 }
 

@@ -20,6 +20,8 @@ import { SqliteSandboxRequestLog } from "./db/repos/sandbox-requests";
 import { TokenRepository } from "./db/repos/tokens";
 import { ExternalChanges, RowCache } from "./db/row-cache";
 import { createMcpServices, type SessionStore } from "./mcp";
+import { PrometheusMetrics } from "./ops/metrics";
+import { sqliteReadings } from "./ops/readings";
 import { PaymentRepository } from "./payments/repository";
 import { PaymentService } from "./payments/service";
 import { ExportThreads, type ExportThreadsOptions } from "./statements/export-threads";
@@ -48,9 +50,13 @@ export function buildServices(
   const externalChanges = new ExternalChanges(sqlite, database.walHeader);
   const accounts = new BankAccountRepository(db, sqlite, externalChanges);
   const tokens = new TokenRepository(db, sqlite, externalChanges);
+  // Counted only where someone can scrape them (SVC_METRICS_TOKEN set); otherwise nothing is kept.
+  const metrics = config.metricsToken
+    ? new PrometheusMetrics(sqliteReadings(sqlite, config.dbPath, clock))
+    : null;
   const audit = new AuditLog(sqlite);
   // Agent calls commit their audit entries in groups; everything else writes its own.
-  const agentAudit = new AuditBatcher(audit, sqlite);
+  const agentAudit = new AuditBatcher(audit, sqlite, metrics ?? undefined);
   const rateLimiter = overrides.rateLimiter ?? new InMemoryRateLimiter(clock);
   const guard = new TokenGuard(tokens, rateLimiter, clock);
   const access = new AccessPolicy(accounts);
@@ -60,7 +66,7 @@ export function buildServices(
   const banks = overrides.banks
     ? overrides.banks({ clock, sandboxLog, today })
     : createSandboxRegistry({ clock, log: sandboxLog, today });
-  const gateway = new BankGateway(banks, accounts, companies, secretBox);
+  const gateway = new BankGateway(banks, accounts, companies, secretBox, metrics ?? undefined);
   const admin = new AdminService({
     clock,
     companies,
@@ -148,6 +154,7 @@ export function buildServices(
     payments,
     mcp,
     trustedProxies,
+    metrics,
   };
 }
 

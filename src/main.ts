@@ -3,6 +3,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { createApp } from "./app";
+import { AuditRetention } from "./audit/audit-retention";
 import { type Config, ConfigError, decodeSecretKey } from "./config";
 import { buildServices, type Services } from "./container";
 import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./core/clock";
@@ -10,6 +11,7 @@ import { createLogger, flushStdout, type Logger } from "./core/logger";
 import { migrate, openDatabase } from "./db/open";
 import { WalCheckpointer } from "./db/wal-checkpointer";
 import { demoBanner, seedDemo } from "./demo";
+import { ScheduledBackups } from "./ops/scheduled-backups";
 
 export const VERSION: string = pkg.version;
 
@@ -58,6 +60,8 @@ export function resolveSecretKey(config: Config, demo: boolean, logger: Logger):
 export function openServices(config: Config, options: StartOptions = {}): Services {
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = openDatabase(config.dbPath);
+  // With a replicator (Litestream) owning checkpoints, no commit of this process may start one.
+  if (config.checkpoints === "external") database.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
   migrate(database.db);
   const secretKey = resolveSecretKey(config, options.demo ?? false, logger);
   return buildServices({ ...config, secretKey }, database, options.clock ?? systemClock, logger);
@@ -67,12 +71,22 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const services = openServices(config, options);
   const { logger } = services;
   const app = createApp(services, { version: VERSION });
-  const workers: Worker[] = [
-    services.poller,
-    services.balanceRefresher,
-    services.mcp.sweeper,
-    new WalCheckpointer(services.database.sqlite, config.dbPath, logger),
-  ];
+  const workers: Worker[] = [services.poller, services.balanceRefresher, services.mcp.sweeper];
+  if (config.checkpoints === "internal") {
+    workers.push(new WalCheckpointer(services.database.sqlite, config.dbPath, logger));
+  } else {
+    logger.info("checkpoints are left to an external replicator (SVC_CHECKPOINTS=external)");
+  }
+  if (config.backups && config.dbPath !== ":memory:") {
+    workers.push(
+      new ScheduledBackups({ dbPath: config.dbPath, ...config.backups, clock: services.clock, logger }),
+    );
+  }
+  if (config.auditRetentionDays !== null) {
+    workers.push(
+      new AuditRetention(services.database.sqlite, config.auditRetentionDays, services.clock, logger),
+    );
+  }
 
   const demo = options.demo ? seedDemo(services.admin) : null;
 

@@ -31,6 +31,10 @@ describe("loadConfig", () => {
       trustProxy: [],
       logLevel: "info",
       exportThreads: Math.min(2, availableParallelism()),
+      metricsToken: null,
+      backups: null,
+      checkpoints: "internal",
+      auditRetentionDays: null,
     });
   });
 
@@ -50,6 +54,12 @@ describe("loadConfig", () => {
       SVC_TRUST_PROXY: "10.0.0.0/8, ::1",
       SVC_LOG_LEVEL: "debug",
       SVC_EXPORT_THREADS: "0",
+      SVC_METRICS_TOKEN: "m".repeat(16),
+      SVC_BACKUP_DIR: "/var/backups/svc",
+      SVC_BACKUP_INTERVAL_MINUTES: "60",
+      SVC_BACKUP_KEEP: "24",
+      SVC_CHECKPOINTS: "external",
+      SVC_AUDIT_RETENTION_DAYS: "365",
     });
     expect(config).toEqual({
       dbPath: ":memory:",
@@ -66,6 +76,10 @@ describe("loadConfig", () => {
       trustProxy: ["10.0.0.0/8", "::1"],
       logLevel: "debug",
       exportThreads: 0,
+      metricsToken: "m".repeat(16),
+      backups: { dir: "/var/backups/svc", intervalMinutes: 60, keep: 24 },
+      checkpoints: "external",
+      auditRetentionDays: 365,
     });
   });
 
@@ -123,6 +137,13 @@ describe("loadConfig", () => {
     ["SVC_BALANCE_STALE_SECONDS", { SVC_BALANCE_STALE_SECONDS: "-5" }],
     ["SVC_EXPORT_THREADS", { SVC_EXPORT_THREADS: "17" }],
     ["SVC_EXPORT_THREADS", { SVC_EXPORT_THREADS: "two" }],
+    ["SVC_METRICS_TOKEN", { SVC_METRICS_TOKEN: "short" }],
+    ["SVC_METRICS_TOKEN", { SVC_METRICS_TOKEN: `${"m".repeat(16)} x` }],
+    ["SVC_CHECKPOINTS", { SVC_CHECKPOINTS: "litestream" }],
+    ["SVC_BACKUP_INTERVAL_MINUTES", { SVC_BACKUP_INTERVAL_MINUTES: "0" }],
+    ["SVC_BACKUP_KEEP", { SVC_BACKUP_KEEP: "none" }],
+    ["SVC_AUDIT_RETENTION_DAYS", { SVC_AUDIT_RETENTION_DAYS: "0" }],
+    ["SVC_AUDIT_RETENTION_DAYS", { SVC_AUDIT_RETENTION_DAYS: "a year" }],
   ];
   for (const [variable, env] of bad) {
     test(`${JSON.stringify(env)} is a ConfigError naming ${variable}`, () => {

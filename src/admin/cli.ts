@@ -1,9 +1,14 @@
 // `svc admin …`: the admin operations on the database file, through the same AdminService as
 // the admin API. Results are printed as JSON; errors as the API's envelope on stderr.
+import { Database } from "bun:sqlite";
+import { once } from "node:events";
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { auditExportChunks, isInstant } from "../audit/audit-export";
 import type { Config } from "../config";
 import { ApiError, errorEnvelope } from "../core/errors";
 import { openServices } from "../main";
+import { BackupError, backupDatabase, verifyBackup } from "../ops/backup";
 
 const HELP = `usage: svc admin <object> <action> [options]
   company create --name NAME --inn INN [--kpp KPP]
@@ -17,7 +22,10 @@ const HELP = `usage: svc admin <object> <action> [options]
                (each --account gets read and/or send rights as the scopes given)
   token list [--company ID]
   token revoke ID
-  audit [--token ID] [--action A] [--limit N]`;
+  audit [--token ID] [--action A] [--limit N]
+  audit export [--since ISO] [--until ISO] [--format jsonl|csv]   (to stdout, oldest first)
+  backup --to FILE            an online, consistent copy of the database (the server may run)
+  verify FILE                 integrity, schema version and row counts of a backup`;
 
 const OPTIONS = {
   name: { type: "string" },
@@ -43,6 +51,10 @@ const OPTIONS = {
   token: { type: "string" },
   action: { type: "string" },
   limit: { type: "string" },
+  since: { type: "string" },
+  until: { type: "string" },
+  format: { type: "string" },
+  to: { type: "string" },
 } as const;
 
 function required(value: string | undefined, flag: string): string {
@@ -80,6 +92,30 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
   if (!object || object === "help") {
     console.log(HELP);
     return object ? 0 : 2;
+  }
+  // These read the file directly: no migration, no services, and verify never opens the live database.
+  try {
+    if (object === "backup") {
+      const to = required(v.to, "to");
+      console.log(JSON.stringify({ file: to, ...backupDatabase(config.dbPath, to) }, null, 2));
+      return 0;
+    }
+    if (object === "verify") {
+      const report = verifyBackup(required(action, "backup file (positional)"));
+      console.log(JSON.stringify(report, null, 2));
+      return report.ok ? 0 : 1;
+    }
+    if (object === "audit" && action === "export") return await exportAudit(config, v);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`${e.message}\n${HELP}`);
+      return 2;
+    }
+    if (e instanceof BackupError) {
+      console.error(e.message);
+      return 1;
+    }
+    throw e;
   }
   const services = openServices(config, { logger: undefined });
   const admin = services.admin;
@@ -188,4 +224,30 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
     services.mcp.close();
     services.database.close();
   }
+}
+
+async function exportAudit(
+  config: Config,
+  v: { since?: string; until?: string; format?: string },
+): Promise<number> {
+  const format = v.format ?? "jsonl";
+  if (format !== "jsonl" && format !== "csv") throw new UsageError("--format is jsonl or csv");
+  for (const flag of ["since", "until"] as const) {
+    const value = v[flag];
+    if (value !== undefined && !isInstant(value))
+      throw new UsageError(`--${flag} must be an ISO 8601 date or time`);
+  }
+  if (config.dbPath === ":memory:" || !existsSync(config.dbPath)) {
+    throw new BackupError(`no database at ${config.dbPath}`);
+  }
+  const db = new Database(config.dbPath, { readonly: true, strict: true });
+  try {
+    db.exec("PRAGMA busy_timeout = 5000");
+    for (const chunk of auditExportChunks(db, { since: v.since, until: v.until }, format)) {
+      if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
+    }
+  } finally {
+    db.close();
+  }
+  return 0;
 }

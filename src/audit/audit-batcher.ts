@@ -3,6 +3,7 @@
 // caller's promise settles only once its entry is committed (or the commit failed): no data goes
 // out unaudited.
 import type { Database } from "bun:sqlite";
+import { type Metrics, noMetrics } from "../core/metrics";
 import type { AuditEntryInput, AuditLog } from "./audit-log";
 
 interface Pending {
@@ -22,6 +23,7 @@ export class AuditBatcher implements AuditSink {
   constructor(
     private readonly log: AuditLog,
     private readonly sqlite: Database,
+    private readonly metrics: Metrics = noMetrics,
   ) {}
 
   write(entry: AuditEntryInput): Promise<void> {
@@ -40,6 +42,7 @@ export class AuditBatcher implements AuditSink {
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
+    const started = performance.now();
     try {
       this.sqlite
         .transaction(() => {
@@ -50,6 +53,7 @@ export class AuditBatcher implements AuditSink {
       for (const p of batch) p.reject(error);
       return;
     }
+    this.metrics.auditCommit((performance.now() - started) / 1000);
     for (const p of batch) p.resolve();
   }
 }

@@ -1,6 +1,7 @@
 // The audit trail: who did what, when, with which outcome. Agent calls, admin changes and
 // payment actions all land here; entries are never updated.
 import type { Database } from "bun:sqlite";
+import { type AuditExportFormat, auditExportStream } from "./audit-export";
 
 export interface AuditEntryInput {
   at: Date;
@@ -108,6 +109,14 @@ export class AuditLog {
       ip: e.ip ?? null,
       transport: e.transport ?? null,
     });
+  }
+
+  /** Every entry from `since` (inclusive) to `until` (exclusive) as a file, oldest first. */
+  exportStream(
+    range: { since?: string; until?: string },
+    format: AuditExportFormat,
+  ): ReadableStream<Uint8Array> {
+    return auditExportStream(this.sqlite, range, format);
   }
 
   /** Agent calls (actions `mcp.*`) at or after `since` (ISO 8601 UTC), counted per token and hour. */

@@ -82,3 +82,10 @@ export function migrate(db: Db, migrations: MigrationMeta[] = embeddedMigrationM
   const session = (db as unknown as { session: unknown }).session;
   dialect.migrate(migrations, session, { migrationsFolder: "(embedded)" });
 }
+
+/** Migrations this build carries, and how many the database has applied (for readiness checks). */
+export function migrationState(sqlite: Database): { embedded: number; applied: number } {
+  const applied =
+    sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM __drizzle_migrations").get()?.n ?? 0;
+  return { embedded: embeddedMigrations.length, applied };
+}

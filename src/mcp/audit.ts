@@ -3,6 +3,7 @@
 import type { AuditSink } from "../audit/audit-batcher";
 import type { Principal } from "../auth/guard";
 import type { Logger } from "../core/logger";
+import type { Metrics } from "../core/metrics";
 import { requestState } from "../http/spine";
 
 export interface AgentAuditFields {
@@ -11,6 +12,8 @@ export interface AgentAuditFields {
   arguments?: unknown;
   outcome: string;
   sessionId: string | null;
+  /** The protocol revision the request was made in; session-based requests are 2025-11-25's family. */
+  revision?: string;
 }
 
 export class AgentAuditFailed extends Error {}
@@ -19,6 +22,12 @@ export interface AgentAuditDeps {
   audit: AuditSink;
   logger: Logger;
   now: () => Date;
+  metrics?: Metrics;
+}
+
+/** The metric's `tool` label: the tool or method, bounded (notification names are the client's). */
+function metricTool(action: string): string {
+  return action.startsWith("mcp.notification.") ? "notification" : action.slice(4);
 }
 
 export async function writeAgentAudit(
@@ -44,12 +53,14 @@ export async function writeAgentAudit(
       ip: state.clientIp,
       transport,
     });
+    deps.metrics?.agentCall(metricTool(f.action), f.outcome, f.revision ?? "2025-11-25");
   } catch (e) {
     deps.logger.error("audit write failed", {
       request_id: state.requestId,
       action: f.action,
       error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
     });
+    deps.metrics?.agentCall(metricTool(f.action), "audit_failed", f.revision ?? "2025-11-25");
     throw new AgentAuditFailed();
   }
 }

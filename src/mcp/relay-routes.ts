@@ -10,6 +10,7 @@ import type { AuditSink } from "../audit/audit-batcher";
 import type { Principal, TokenGuard } from "../auth/guard";
 import { ApiError, invalidRequestBody, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
+import type { Metrics } from "../core/metrics";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { isInvalidJson } from "../http/spine";
 import { authenticateRequest } from "../http/token-auth";
@@ -28,6 +29,7 @@ export interface RelayRouteDeps {
   audit: AuditSink;
   now: () => Date;
   logger: Logger;
+  metrics?: Metrics;
 }
 
 type Headers = Record<string, string | number>;

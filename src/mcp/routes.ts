@@ -15,6 +15,7 @@ import type { AuditSink } from "../audit/audit-batcher";
 import type { Principal, TokenGuard } from "../auth/guard";
 import { ApiError, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
+import type { Metrics } from "../core/metrics";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { isInvalidJson, requestState } from "../http/spine";
 import { authenticateRequest } from "../http/token-auth";
@@ -59,6 +60,7 @@ export interface McpRouteDeps {
   allowedOrigins: string[];
   logger: Logger;
   version: string;
+  metrics?: Metrics;
 }
 
 type Headers = Record<string, string | number>;

@@ -109,6 +109,7 @@ export class ExportThreads {
   private readonly maxRunning: number;
   private running = 0;
   private readonly exports = new Set<ExportThread[]>();
+  private startedOnce = false;
 
   constructor(
     private readonly path: string,
@@ -156,6 +157,29 @@ export class ExportThreads {
       },
       cancel: () => void stopAll(),
     };
+  }
+
+  /**
+   * Whether a large export can get its threads now: an export thread is started and told to stop
+   * (it loads the worker module, which a compiled binary must carry). Once one has started, the
+   * answer is kept; a failure is tried again at the next question. True when exports run here.
+   */
+  available(): Promise<boolean> {
+    if (this.threads === 0 || this.path === ":memory:") return Promise.resolve(true);
+    if (this.startedOnce) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const worker = new Worker(workerEntry("src/statements/export-worker.ts"), { smol: true });
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        worker.terminate();
+        if (ok) this.startedOnce = true;
+        resolve(ok);
+      };
+      const timer = setTimeout(() => done(false), STOP_GRACE_MS);
+      worker.onmessage = (event: MessageEvent<ExportWorkerMessage>) => done(event.data === "stopped");
+      worker.onerror = () => done(false);
+      worker.postMessage("stop" satisfies ExportWorkerCommand);
+    });
   }
 
   /** Stops the exports still running (the server is stopping). */

@@ -113,14 +113,21 @@ function renderedHere(render: PageRenderer, pages: number): PageSource {
   };
 }
 
-function reportingFailure(source: PageSource, onFailure?: (error: unknown) => void): PageSource {
-  if (!onFailure) return source;
+/** The page source as the download sees it: failures reported, page sizes counted. */
+function observed(
+  source: PageSource,
+  onFailure?: (error: unknown) => void,
+  onBytes?: (bytes: number) => void,
+): PageSource {
+  if (!onFailure && !onBytes) return source;
   return {
     next: async () => {
       try {
-        return await source.next();
+        const page = await source.next();
+        if (page && onBytes) onBytes(page.byteLength);
+        return page;
       } catch (error) {
-        onFailure(error);
+        onFailure?.(error);
         throw error;
       }
     },
@@ -189,6 +196,8 @@ export function exportStatement(
     pages?: PageSourceFactory;
     /** A page could not be rendered: the download ends early (its status line went out already). */
     onFailure?: (error: unknown) => void;
+    /** Bytes of each page as it goes out (for the export metrics). */
+    onBytes?: (bytes: number) => void;
   },
 ): ExportFile {
   const base = `stmt_${account.alias}_${statement.date_from}_${statement.date_to}`;
@@ -199,9 +208,10 @@ export function exportStatement(
   };
   const operations = statement.operations_count ?? 0;
   const pages = pageCount(operations);
-  const source = reportingFailure(
+  const source = observed(
     opts.pages?.(job, pages, operations) ?? renderedHere(pageRenderer(repo, job), pages),
     opts.onFailure,
+    opts.onBytes,
   );
   switch (format) {
     case "json":

@@ -35,8 +35,14 @@ export class StatementPoller {
   private readonly nextSlot = new Map<string, number>();
   private ticking: Promise<void> | null = null;
   private stopped = false;
+  private lastPass: number | null = null;
 
   constructor(private readonly deps: PollerDeps) {}
+
+  /** When the last pass over due statements finished without failing (clock ms); null before one. */
+  get lastPassAtMs(): number | null {
+    return this.lastPass;
+  }
 
   readonly name = "statement-poller";
 
@@ -84,6 +90,7 @@ export class StatementPoller {
       for (let row = queue.shift(); row && !this.stopped; row = queue.shift()) await this.process(row);
     });
     await Promise.all(workers);
+    this.lastPass = this.deps.clock.now().getTime();
   }
 
   /** Waits until every statement handled so far is settled (for tests and shutdown). */

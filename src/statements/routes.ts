@@ -4,6 +4,7 @@ import type { TokenGuard } from "../auth/guard";
 import { dateInZone } from "../core/clock";
 import { ApiError, type ErrorCode, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
+import type { Metrics } from "../core/metrics";
 import { JSON_BODY, routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { requestState } from "../http/spine";
 import { tokenAuth } from "../http/token-auth";
@@ -24,6 +25,7 @@ export function statementRoutes(deps: {
   logger: Logger;
   timezone: string;
   now: () => Date;
+  metrics?: Metrics;
 }) {
   const { service } = deps;
   return new Elysia({ prefix: "/api/v1/integration/statements" })
@@ -104,6 +106,7 @@ export function statementRoutes(deps: {
               format,
               error: error instanceof Error ? error.message : String(error),
             }),
+          onBytes: deps.metrics && ((bytes) => deps.metrics?.exportBytes(format, bytes)),
         });
         return new Response(file.body, {
           headers: {

@@ -7,6 +7,7 @@
 // session's anti-forgery token. Without a session, every page redirects (303) to /admin/login.
 // Without SVC_ADMIN_TOKEN there are no pages at all: 404, like the admin API.
 import { Elysia } from "elysia";
+import { isInstant } from "../../audit/audit-export";
 import type { AuditLog } from "../../audit/audit-log";
 import type { IpRange } from "../../auth/ip";
 import { secretEquals, type TokenPurpose } from "../../auth/tokens";
@@ -688,6 +689,36 @@ export function adminPages(deps: AdminPagesDeps) {
         "/admin/audit-log",
         view((session, ctx) => auditPage(session, ctx.query)),
         { detail: pageDoc("Admin pages: audit log with the chart of agent calls") },
+      )
+      .get(
+        "/admin/audit-log/export",
+        (ctx) => {
+          const session = sessionOf(ctx);
+          if (!session) return send(ctx, redirect("/admin/login"));
+          const format = ctx.query.format;
+          const since = asUtc(nonEmpty(ctx.query.since));
+          const until = asUtc(nonEmpty(ctx.query.until));
+          const bad =
+            format !== "csv" && format !== "jsonl"
+              ? "Формат выгрузки: csv или jsonl"
+              : [since, until].some((v) => v !== undefined && !isInstant(v))
+                ? "Неверная дата периода"
+                : null;
+          if (bad || (format !== "csv" && format !== "jsonl")) {
+            const f = signedInFrame(session, "Ошибка", null);
+            return send(ctx, page(<MessagePage frame={f} heading="Ошибка" text={bad ?? ""} />, 400));
+          }
+          const name = `audit_${(since ?? "start").slice(0, 10)}_${(until ?? "now").slice(0, 10)}.${format}`;
+          return new Response(deps.audit.exportStream({ since, until }, format), {
+            headers: {
+              "content-type":
+                format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
+              "content-disposition": `attachment; filename="${name}"`,
+              "cache-control": "no-store",
+            },
+          });
+        },
+        { detail: pageDoc("Admin pages: the audit log of a period as CSV or JSON Lines") },
       )
   );
 }

@@ -211,6 +211,13 @@ const KNOWN_ACTIONS = [
   "mcp.session.terminate",
 ];
 
+function auditExportHref(filters: AuditFilters, format: "csv" | "jsonl"): string {
+  const query = new URLSearchParams({ format });
+  if (filters.since) query.set("since", filters.since);
+  if (filters.until) query.set("until", filters.until);
+  return `/admin/audit-log/export?${query}`;
+}
+
 export function AuditPage({
   frame,
   chart,
@@ -282,6 +289,11 @@ export function AuditPage({
             <a href="/admin/audit-log">Сбросить</a>
           </div>
         </form>
+        <p>
+          Скачать журнал за выбранный период (все записи, от старых к новым):{" "}
+          <a href={auditExportHref(filters, "csv")}>CSV</a> ·{" "}
+          <a href={auditExportHref(filters, "jsonl")}>JSON Lines</a>
+        </p>
       </section>
       <section class="card">
         <ErrorBox message={error} />

@@ -1,0 +1,67 @@
+// GET /readyz: whether this process can do its work now (liveness is /healthz). Each check names
+// what failed, so that a load balancer's log or an operator's curl says why.
+import type { Database } from "bun:sqlite";
+import type { Clock } from "../core/clock";
+
+export type CheckResult = "ok" | string;
+
+export interface ReadinessDeps {
+  sqlite: Database;
+  clock: Clock;
+  /** Migrations this binary carries vs. those the database has applied. */
+  migrations: () => { embedded: number; applied: number };
+  /** When the statement poller last finished a pass (ms), and its interval. */
+  poller: { lastPassAtMs: () => number | null; intervalMs: number };
+  /** Whether a large export can get its threads (true when exports run in the server's thread). */
+  exportThreads: () => Promise<boolean>;
+}
+
+export interface Readiness {
+  ready: boolean;
+  checks: Record<"database" | "migrations" | "poller" | "export_threads", CheckResult>;
+}
+
+export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
+  const checks: Readiness["checks"] = {
+    database: databaseWritable(deps.sqlite),
+    migrations: migrationsCurrent(deps.migrations),
+    poller: pollerAlive(deps),
+    export_threads: (await deps.exportThreads().catch(() => false)) ? "ok" : "export threads cannot start",
+  };
+  return { ready: Object.values(checks).every((c) => c === "ok"), checks };
+}
+
+function databaseWritable(sqlite: Database): CheckResult {
+  try {
+    // Takes the write lock (as every write does) and gives it back: fails when the file or its
+    // folder became read-only, or another process holds the lock past busy_timeout.
+    sqlite.exec("BEGIN IMMEDIATE");
+    sqlite.exec("ROLLBACK");
+    return "ok";
+  } catch (e) {
+    try {
+      sqlite.exec("ROLLBACK");
+    } catch {
+      // nothing was begun
+    }
+    return `database not writable: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+function migrationsCurrent(migrations: ReadinessDeps["migrations"]): CheckResult {
+  try {
+    const { embedded, applied } = migrations();
+    if (applied === embedded) return "ok";
+    return `migrations: ${applied} applied, ${embedded} expected`;
+  } catch (e) {
+    return `migrations unreadable: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+function pollerAlive(deps: ReadinessDeps): CheckResult {
+  const last = deps.poller.lastPassAtMs();
+  if (last === null) return "statement poller has not finished a pass yet";
+  const ageMs = deps.clock.now().getTime() - last;
+  if (ageMs <= 3 * deps.poller.intervalMs) return "ok";
+  return `statement poller's last pass was ${Math.round(ageMs / 1000)} s ago`;
+}

@@ -1,0 +1,75 @@
+// The operator's endpoints: GET /metrics (Prometheus text; 404 unless SVC_METRICS_TOKEN is set)
+// and GET /readyz (readiness; /healthz stays liveness), plus the plugin that counts every request.
+import { timingSafeEqual } from "node:crypto";
+import { Elysia } from "elysia";
+import { ApiError } from "../core/errors";
+import { routeDoc } from "../http/docs";
+import { requestState } from "../http/spine";
+import type { PrometheusMetrics } from "./metrics";
+import { checkReadiness, type ReadinessDeps } from "./readiness";
+
+/** Counts and times every answered request by its route pattern (404s share one label). */
+export function requestMetrics(metrics: PrometheusMetrics) {
+  return new Elysia().onAfterResponse({ as: "global" }, ({ request, set, route }) => {
+    const seconds = (performance.now() - requestState(request).startedAt) / 1000;
+    const status = typeof set.status === "number" ? set.status : 200;
+    metrics.httpRequest(route || "unmatched", request.method, status, seconds);
+  });
+}
+
+function sameSecret(presented: string, expected: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function opsRoutes(deps: {
+  metrics: PrometheusMetrics | null;
+  metricsToken: string | null;
+  readiness: ReadinessDeps;
+}) {
+  return new Elysia()
+    .get(
+      "/metrics",
+      async ({ request }) => {
+        if (!deps.metrics || !deps.metricsToken) throw new ApiError("not_found");
+        const header = request.headers.get("authorization") ?? "";
+        const match = /^Bearer (\S+)$/.exec(header);
+        if (!match) throw new ApiError("invalid_token_format");
+        if (!sameSecret(match[1] as string, deps.metricsToken)) throw new ApiError("invalid_token");
+        return new Response(await deps.metrics.text(), {
+          headers: { "content-type": deps.metrics.contentType },
+        });
+      },
+      {
+        detail: routeDoc(
+          "service",
+          "Prometheus metrics (Bearer SVC_METRICS_TOKEN); 404 when that is unset",
+          ["invalid_token_format", "invalid_token", "not_found"],
+          { security: "none" },
+        ),
+      },
+    )
+    .get(
+      "/readyz",
+      async () => {
+        const readiness = await checkReadiness(deps.readiness);
+        if (readiness.ready) return { status: "ready", checks: readiness.checks };
+        const failing = Object.entries(readiness.checks)
+          .filter(([, result]) => result !== "ok")
+          .map(([name]) => name);
+        throw new ApiError("service_unavailable", `Сервис не готов: ${failing.join(", ")}`, {
+          failing,
+          checks: readiness.checks,
+        });
+      },
+      {
+        detail: routeDoc(
+          "service",
+          "Readiness: database writable, migrations current, poller alive, export threads can start",
+          ["service_unavailable"],
+          { security: "none" },
+        ),
+      },
+    );
+}
