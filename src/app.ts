@@ -10,7 +10,7 @@ import { routeDoc } from "./http/docs";
 import { registerFormats } from "./http/formats";
 import { httpSpine } from "./http/spine";
 import { mcpRoutes, relayRoutes } from "./mcp";
-import { opsRoutes, requestMetrics } from "./ops/routes";
+import { opsRoutes } from "./ops/routes";
 import { paymentRoutes } from "./payments/routes";
 import { statementRoutes } from "./statements/routes";
 
@@ -36,6 +36,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         trustedProxies: services.trustedProxies,
         socketIp: options.socketIp ?? defaultSocketIp,
         routes: () => routeTable,
+        metrics: services.metrics ?? undefined,
       }),
     )
     .use(
@@ -59,7 +60,6 @@ export function createApp(services: Services, options: AppOptions = {}) {
         },
       }),
     )
-    .use(services.metrics ? requestMetrics(services.metrics) : new Elysia())
     .get("/healthz", () => ({ status: "ok" }), {
       detail: routeDoc("service", "Liveness; 200 once migrations are applied", [], { security: "none" }),
     })

@@ -6,6 +6,7 @@ import type { IpRange } from "../auth/ip";
 import { newId } from "../core/clock";
 import { ApiError, errorEnvelope, invalidRequestBody, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
+import type { Metrics } from "../core/metrics";
 import { resolveClientIp } from "./client-ip";
 
 export interface RequestState {
@@ -101,6 +102,8 @@ export interface SpineDeps {
   ) => string | null;
   /** Filled once the app is built: method and path pattern of every route, for 405 answers. */
   routes: () => { method: string; path: string }[];
+  /** Counts every answered request (by route pattern; "unmatched" for paths no route has). */
+  metrics?: Pick<Metrics, "httpRequest">;
 }
 
 /** Reads a request body up to `limit` bytes; throws 413 as soon as it is exceeded. */
@@ -211,12 +214,15 @@ export function httpSpine(deps: SpineDeps) {
     .onAfterResponse({ as: "global" }, ({ request, set, route }) => {
       const state = states.get(request);
       if (!state) return;
+      const ms = performance.now() - state.startedAt;
+      const status = typeof set.status === "number" ? set.status : 200;
+      deps.metrics?.httpRequest(route || "unmatched", request.method, status, ms / 1000);
       deps.logger.info("request", {
         request_id: state.requestId,
         method: request.method,
         route: route || new URL(request.url).pathname,
-        status: typeof set.status === "number" ? set.status : 200,
-        duration_ms: Math.round((performance.now() - state.startedAt) * 100) / 100,
+        status,
+        duration_ms: Math.round(ms * 100) / 100,
         api_token_id: state.apiTokenId,
         ip: state.clientIp,
       });

@@ -63,38 +63,47 @@ export function verifyBackup(file: string): BackupReport {
     throw new BackupError(`${file} is not a database: ${e instanceof Error ? e.message : String(e)}`);
   }
   try {
-    let integrity: string;
-    try {
-      const rows = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
-      integrity = rows.map((r) => r.integrity_check).join("; ");
-    } catch (e) {
-      integrity = e instanceof Error ? e.message : String(e);
-    }
-    const tables = new Set(
-      db
-        .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'")
-        .all()
-        .map((r) => r.name),
+    return readReport(db, file);
+  } catch (e) {
+    if (e instanceof BackupError) throw e;
+    throw new BackupError(
+      `${file} is not a whole SQLite database: ${e instanceof Error ? e.message : String(e)}`,
     );
-    const applied = tables.has("__drizzle_migrations")
-      ? (db.query<{ n: number }, []>("SELECT count(*) AS n FROM __drizzle_migrations").get()?.n ?? 0)
-      : 0;
-    const rows: Record<string, number> = {};
-    for (const table of COUNTED_TABLES) {
-      if (tables.has(table)) {
-        rows[table] = db.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${table}"`).get()?.n ?? 0;
-      }
-    }
-    const expected = embeddedMigrations.length;
-    const last = applied > 0 ? (embeddedMigrations[applied - 1]?.tag ?? null) : null;
-    return {
-      ok: integrity === "ok" && applied === expected,
-      file,
-      integrity,
-      schema: { applied, expected, last },
-      rows,
-    };
   } finally {
     db.close();
   }
+}
+
+function readReport(db: Database, file: string): BackupReport {
+  let integrity: string;
+  try {
+    const rows = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
+    integrity = rows.map((r) => r.integrity_check).join("; ");
+  } catch (e) {
+    integrity = e instanceof Error ? e.message : String(e);
+  }
+  const tables = new Set(
+    db
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .all()
+      .map((r) => r.name),
+  );
+  const applied = tables.has("__drizzle_migrations")
+    ? (db.query<{ n: number }, []>("SELECT count(*) AS n FROM __drizzle_migrations").get()?.n ?? 0)
+    : 0;
+  const rows: Record<string, number> = {};
+  for (const table of COUNTED_TABLES) {
+    if (tables.has(table)) {
+      rows[table] = db.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${table}"`).get()?.n ?? 0;
+    }
+  }
+  const expected = embeddedMigrations.length;
+  const last = applied > 0 ? (embeddedMigrations[applied - 1]?.tag ?? null) : null;
+  return {
+    ok: integrity === "ok" && applied === expected,
+    file,
+    integrity,
+    schema: { applied, expected, last },
+    rows,
+  };
 }

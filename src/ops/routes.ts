@@ -1,21 +1,11 @@
 // The operator's endpoints: GET /metrics (Prometheus text; 404 unless SVC_METRICS_TOKEN is set)
-// and GET /readyz (readiness; /healthz stays liveness), plus the plugin that counts every request.
+// and GET /readyz (readiness; /healthz stays liveness). Requests are counted by the access log.
 import { timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import { ApiError } from "../core/errors";
 import { routeDoc } from "../http/docs";
-import { requestState } from "../http/spine";
 import type { PrometheusMetrics } from "./metrics";
 import { checkReadiness, type ReadinessDeps } from "./readiness";
-
-/** Counts and times every answered request by its route pattern (404s share one label). */
-export function requestMetrics(metrics: PrometheusMetrics) {
-  return new Elysia().onAfterResponse({ as: "global" }, ({ request, set, route }) => {
-    const seconds = (performance.now() - requestState(request).startedAt) / 1000;
-    const status = typeof set.status === "number" ? set.status : 200;
-    metrics.httpRequest(route || "unmatched", request.method, status, seconds);
-  });
-}
 
 function sameSecret(presented: string, expected: string): boolean {
   const a = Buffer.from(presented);

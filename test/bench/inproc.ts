@@ -2,7 +2,8 @@
 // for /healthz, the REST poll and the agent get_balance call. For trying a change to the request path:
 //   bun run test/bench/inproc.ts [healthz|rest|mcp|both] [requests]
 // PARTS=1 also times the parts of a call (guard, statement read, session, tool, audit insert);
-// NOAUDIT=1 leaves the agent audit entries out (a measurement of what they cost, nothing else).
+// NOAUDIT=1 leaves the agent audit entries out (a measurement of what they cost, nothing else);
+// SVC_METRICS_TOKEN=… counts every request for /metrics, as a server with that setting does.
 import { join } from "node:path";
 import { makeTestApp } from "../helpers/app";
 import { tempDir } from "../helpers/server";
@@ -10,7 +11,10 @@ import { initializeMessage, mcpHeaders, toolCallBody } from "./lib/svc";
 
 const which = process.argv[2] ?? "both";
 const total = Number(process.argv[3] ?? 100_000);
-const t = makeTestApp({ SVC_LOG_LEVEL: "info" }, "2026-11-20T09:00:00Z", {
+const metrics: Record<string, string> = process.env.SVC_METRICS_TOKEN
+  ? { SVC_METRICS_TOKEN: process.env.SVC_METRICS_TOKEN }
+  : {};
+const t = makeTestApp({ SVC_LOG_LEVEL: "info", ...metrics }, "2026-11-20T09:00:00Z", {
   dbPath: join(tempDir("svc-inproc-"), "svc.db"),
 });
 t.logs.length = 0;

@@ -3,12 +3,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import {
-  BUN,
-  ROOT,
   type RunningProcess,
   removeTempDirs,
   seedToken,
   startServe,
+  svcAdmin,
   tempDir,
 } from "../helpers/server";
 
@@ -19,22 +18,6 @@ afterAll(async () => {
 });
 /** A harness limit for a test that starts processes, not a performance assertion. */
 const E2E_TIMEOUT_MS = 60_000;
-
-async function svcAdmin(dbPath: string, args: string[]): Promise<string> {
-  const proc = Bun.spawn([BUN, "run", join(ROOT, "cli/svc.ts"), "admin", ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SVC_DB_PATH: dbPath },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  if (code !== 0) throw new Error(`svc admin ${args.join(" ")}: exit ${code}: ${err}`);
-  return out;
-}
 
 describe("svc admin in another process, against a running server", () => {
   test(

@@ -180,3 +180,34 @@ export function sqlInAnotherProcess(path: string, sql: string): void {
   const done = Bun.spawnSync([process.execPath, "-e", script], { stderr: "pipe" });
   if (done.exitCode !== 0) throw new Error(done.stderr.toString());
 }
+
+/** Runs `svc admin …` in its own process on a database file; throws on a non-zero exit. */
+export async function svcAdmin(
+  dbPath: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<string> {
+  const { out, err, code } = await svcAdminRun(dbPath, args, env);
+  if (code !== 0) throw new Error(`svc admin ${args.join(" ")}: exit ${code}: ${err}`);
+  return out;
+}
+
+/** Runs `svc admin …` in its own process; its output, errors and exit code, whatever they are. */
+export async function svcAdminRun(
+  dbPath: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ out: string; err: string; code: number }> {
+  const proc = Bun.spawn([BUN, "run", join(ROOT, "cli/svc.ts"), "admin", ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SVC_DB_PATH: dbPath, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { out, err, code };
+}

@@ -1,8 +1,10 @@
 // GET /metrics and GET /readyz through HTTP, parsed with a Prometheus text-format parser.
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
 import { parsePrometheus, sampleValue } from "../helpers/prometheus";
+import { ROOT } from "../helpers/server";
 import { callTool, initSession } from "../mcp/helpers";
 
 const METRICS_TOKEN = "metrics-scrape-token-0123";
@@ -103,6 +105,19 @@ describe("GET /metrics", () => {
     expect(sampleValue(m, "svc_statement_oldest_processing_age_seconds")).toBe(0);
     expect(sampleValue(m, "svc_agent_sessions_open")).toBe(1);
     expect(sampleValue(m, "svc_database_bytes", { file: "database" })).toBe(0); // in memory
+
+    // Every series the committed Grafana dashboard plots is one the service exposes.
+    const dashboard = await Bun.file(join(ROOT, "ops/grafana-dashboard.json")).json();
+    const exprs: string[] = dashboard.panels.flatMap((p: { targets: { expr: string }[] }) =>
+      p.targets.map((target) => target.expr),
+    );
+    const plotted = new Set(exprs.flatMap((e) => e.match(/svc_[a-z_]+/g) ?? []));
+    expect(plotted.size).toBeGreaterThan(10);
+    const text = await (await t.request("GET", "/metrics", { token: METRICS_TOKEN })).text();
+    for (const name of plotted) {
+      const family = name.replace(/_(bucket|sum|count)$/, "");
+      expect({ name, exposed: text.includes(`# TYPE ${family} `) }).toEqual({ name, exposed: true });
+    }
   });
 
   test("the age of the oldest statement still processing is the poller's lag", async () => {
