@@ -42,6 +42,16 @@ describe("compiled svc", () => {
     });
     running.push(server);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    // Ready: among the checks, an export thread starts from the worker module built into the binary.
+    let ready: Response | null = null;
+    for (let i = 0; i < 100 && ready?.status !== 200; i++) {
+      ready = await fetch(`${server.url}/readyz`);
+      if (ready.status !== 200) await Bun.sleep(50);
+    }
+    expect(await ready?.json()).toEqual({
+      status: "ready",
+      checks: { database: "ok", migrations: "ok", poller: "ok", export_threads: "ok" },
+    });
     // 5 days of 5000 operations: over EXPORT_THREADS_MIN_OPERATIONS, so worker threads render the pages.
     const { accountId, token } = await seedIntegration(server, { ops_per_day: 5000 });
     const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
