@@ -9,6 +9,7 @@ import { type IpRange, parseIpRange } from "./auth/ip";
 import { InMemoryRateLimiter, type RateLimiter } from "./auth/rate-limiter";
 import { SecretBox } from "./auth/secret-box";
 import { BankGateway } from "./bank-gateway";
+import { createFileBankAdapter } from "./banks/file";
 import type { BankRegistry } from "./banks/registry";
 import { createSandboxRegistry } from "./banks/registry";
 import type { Config } from "./config";
@@ -66,6 +67,8 @@ export function buildServices(
   const banks = overrides.banks
     ? overrides.banks({ clock, sandboxLog, today })
     : createSandboxRegistry({ clock, log: sandboxLog, today });
+  // Statements from the bank's own 1C files (bank kind `file`) are possible with any registry.
+  if (!banks.has("file")) banks.register(createFileBankAdapter());
   const gateway = new BankGateway(banks, accounts, companies, secretBox, metrics ?? undefined);
   const admin = new AdminService({
     clock,

@@ -92,6 +92,8 @@ export type PaymentSubmitResult =
 export interface BankAdapter {
   readonly bank: string;
   readonly supportsStatements: boolean;
+  /** False for a bank that cannot be asked for a balance (statements from files); default true. */
+  readonly supportsBalances?: boolean;
   /** Orders a statement; throws BankNotSupportedError when supportsStatements is false. */
   requestStatement(
     account: BankAccountRef,

@@ -24,6 +24,7 @@ export function meteredAdapter(adapter: BankAdapter, metrics: Metrics): BankAdap
   return {
     bank: adapter.bank,
     supportsStatements: adapter.supportsStatements,
+    supportsBalances: adapter.supportsBalances,
     requestStatement: (account, period, clientRef) =>
       timed("statement_request", () => adapter.requestStatement(account, period, clientRef)),
     pollStatement: (account, bankRequestId, period) =>

@@ -61,10 +61,12 @@ export class ApiError extends Error {
     message?: string,
     readonly details?: ErrorDetails,
     readonly headers?: Record<string, string>,
+    /** Only where the specification gives a code another status (422 validation_error of a 1C file). */
+    status?: number,
   ) {
     super(message ?? DEFAULT_MESSAGE[code]);
     this.name = "ApiError";
-    this.status = ERROR_STATUS[code];
+    this.status = status ?? ERROR_STATUS[code];
   }
 }
 

@@ -104,7 +104,7 @@ export const statements = sqliteTable(
       .notNull()
       .references(() => bankAccounts.id),
     apiTokenId: text("api_token_id"),
-    source: text("source", { enum: ["integration", "ui"] }).notNull(),
+    source: text("source", { enum: ["integration", "ui", "import"] }).notNull(),
     externalId: text("external_id"),
     dateFrom: text("date_from").notNull(),
     dateTo: text("date_to").notNull(),
@@ -126,6 +126,9 @@ export const statements = sqliteTable(
     // set when it becomes ready; null for statements made ready before it was kept.
     docTypes: text("doc_types"),
     createdAt: text("created_at").notNull(),
+    // SHA-256 of the bank's own 1C file a statement was imported from (source "import"): a repeat
+    // with the same external_id and the same file is idempotent, another file is a conflict.
+    importSha256: text("import_sha256"),
   },
   (t) => [
     uniqueIndex("statements_token_external_uq").on(t.apiTokenId, t.externalId),

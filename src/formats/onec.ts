@@ -564,11 +564,16 @@ const ENCODING_SNIFF_BYTES = 64 * 1024;
  * `Кодировка=` key reads correctly. Falls back to cp1251 when neither does.
  */
 export function decodeOneC(bytes: Uint8Array): string {
+  return iconv.decode(bytes, oneCEncoding(bytes));
+}
+
+/** The encoding the file is written in, judged as `decodeOneC` does (not what it declares). */
+export function oneCEncoding(bytes: Uint8Array): "win1251" | "cp866" {
   const head = bytes.subarray(0, ENCODING_SNIFF_BYTES);
   if (!hasEncodingKey(iconv.decode(head, "win1251")) && hasEncodingKey(iconv.decode(head, "cp866"))) {
-    return iconv.decode(bytes, "cp866");
+    return "cp866";
   }
-  return iconv.decode(bytes, "win1251");
+  return "win1251";
 }
 
 interface OpenBlock {
@@ -689,8 +694,38 @@ function nullIfEmpty(value: string): string | null {
   return value === "" ? null : value;
 }
 
+/**
+ * The party's name. `Плательщик1` holds it; a bank that splits a long name over `Плательщик1..4`
+ * is recognised by the composite `Плательщик` ("ИНН … name") reading as those lines joined, which
+ * tells them apart from the standard's other use of lines 2–4 (account, bank and city of an
+ * indirect payment).
+ */
+function partyName(fields: OneCFields, prefix: "Плательщик" | "Получатель"): string {
+  const composite = textOf(fields, prefix)
+    .replace(/^ИНН\s*\d*\s*/, "")
+    .trim();
+  const lines: string[] = [];
+  for (let i = 1; i <= 4; i++) {
+    const line = fields.get(`${prefix}${i}`);
+    if (line === undefined) break;
+    lines.push(line.value);
+  }
+  if (lines.length === 0) return composite;
+  // Split anywhere (mid-word: joined as written) or between words (joined with a space).
+  for (let n = lines.length; n > 1; n--) {
+    const parts = lines.slice(0, n);
+    if (
+      composite !== "" &&
+      (parts.join("").trim() === composite || parts.map((l) => l.trim()).join(" ") === composite)
+    ) {
+      return composite;
+    }
+  }
+  return lines[0]?.trim() || composite;
+}
+
 function partyFromFields(fields: OneCFields, prefix: "Плательщик" | "Получатель"): Party {
-  const name = textOf(fields, `${prefix}1`) || textOf(fields, prefix).replace(/^ИНН\s*\d*\s*/, "");
+  const name = partyName(fields, prefix);
   return {
     name,
     inn: textOf(fields, `${prefix}ИНН`),

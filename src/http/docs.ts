@@ -68,3 +68,17 @@ export function routeDoc(
  * under application/json (the generator skips parsers that are functions).
  */
 export const JSON_BODY = "json" as const;
+
+/** The OpenAPI request body of an upload route: multipart fields (strings; `file` a binary part). */
+export function multipartBody(fields: Record<string, { format?: string }>) {
+  const properties: Record<string, { type: "string"; format?: string }> = {};
+  for (const [name, f] of Object.entries(fields)) properties[name] = { type: "string", ...f };
+  return {
+    required: true,
+    content: {
+      "multipart/form-data": {
+        schema: { type: "object" as const, required: Object.keys(fields), properties },
+      },
+    },
+  };
+}

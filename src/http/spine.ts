@@ -76,17 +76,28 @@ export function acceptsFormBody(rawPath: string): boolean {
 }
 
 export const MB = 1024 * 1024;
-export const BODY_LIMITS = { agent: 16 * 1024, paymentUpload: 10 * MB, default: 1 * MB };
+export const BODY_LIMITS = {
+  agent: 16 * 1024,
+  paymentUpload: 10 * MB,
+  statementImport: 50 * MB,
+  default: 1 * MB,
+};
 
-/** The one route that reads a multipart body itself (the payment file upload). */
+/** Routes that read a multipart body themselves, and their limits. */
+const MULTIPART_UPLOADS = new Map([
+  ["/api/v1/integration/payments/imports", BODY_LIMITS.paymentUpload],
+  ["/api/v1/integration/statements/import", BODY_LIMITS.statementImport],
+  ["/admin/statements/import", BODY_LIMITS.statementImport],
+]);
+
 export function streamsMultipart(method: string, rawPath: string): boolean {
-  return method === "POST" && trimSlash(rawPath) === "/api/v1/integration/payments/imports";
+  return method === "POST" && MULTIPART_UPLOADS.has(trimSlash(rawPath));
 }
 
 export function bodyLimitFor(method: string, rawPath: string): number {
   const path = trimSlash(rawPath);
   if (path === "/api/v1/mcp") return BODY_LIMITS.agent;
-  if (method === "POST" && path === "/api/v1/integration/payments/imports") return BODY_LIMITS.paymentUpload;
+  if (method === "POST") return MULTIPART_UPLOADS.get(path) ?? BODY_LIMITS.default;
   return BODY_LIMITS.default;
 }
 

@@ -70,7 +70,7 @@ export const StatementSchema = Type.Object({
   bank_account_id: Type.String(),
   account_number_masked: Type.String(),
   external_id: Type.Union([Type.String(), Type.Null()]),
-  source: Type.Union([Type.Literal("integration"), Type.Literal("ui")]),
+  source: Type.Union([Type.Literal("integration"), Type.Literal("ui"), Type.Literal("import")]),
   date_from: Type.String(),
   date_to: Type.String(),
   created_at: Type.String(),

@@ -3,18 +3,15 @@
 // allow_send_payments on the account.
 import { Elysia, t } from "elysia";
 import type { Requirement, TokenGuard } from "../auth/guard";
-import { type ErrorCode, invalidRequestBody, validationError } from "../core/errors";
-import { JSON_BODY, routeDoc, TOKEN_ERRORS } from "../http/docs";
+import type { ErrorCode } from "../core/errors";
+import { JSON_BODY, multipartBody, routeDoc, TOKEN_ERRORS } from "../http/docs";
+import { fileField, leaveMultipartUnread, readMultipart, uuidField } from "../http/multipart";
 import { BODY_LIMITS, requestState } from "../http/spine";
 import { authenticateRequest, tokenAuth } from "../http/token-auth";
-import { readMultipart } from "./multipart";
 import type { PaymentService, RequestContext } from "./service";
 
 const NEED: Requirement = { purpose: "integration", scope: "send_payments" };
 const ACCOUNT_ERRORS: ErrorCode[] = ["not_found", "forbidden_company", "forbidden_account"];
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Marks a multipart body left unread for the route to stream. */
-const STREAMED = Object.freeze({ __streamed: true as const });
 
 const doc = (summary: string, errors: ErrorCode[], success?: Record<number, string>, description?: string) =>
   routeDoc("payments", summary, [...TOKEN_ERRORS, ...errors], { success, description });
@@ -45,26 +42,18 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
             NEED,
           );
           const form = await readMultipart(request, BODY_LIMITS.paymentUpload);
-          const accountId = form.fields.get("bank_account_id")?.trim();
-          if (accountId !== undefined && accountId !== "" && !UUID_RE.test(accountId)) {
-            throw invalidRequestBody({ field: "bank_account_id" });
-          }
-          if (accountId === undefined || accountId === "") {
-            throw validationError("bank_account_id", "Поле bank_account_id обязательно");
-          }
-          const file = form.files.get("file");
-          if (file === undefined) throw validationError("file", "Поле file (файл 1C, cp1251) обязательно");
+          const accountId = uuidField(form, "bank_account_id");
+          const file = fileField(form, "file", "файл 1C, cp1251");
           const view = service.upload(
             principal,
-            { bank_account_id: accountId.toLowerCase(), file: file.bytes, filename: file.filename },
+            { bank_account_id: accountId, file: file.bytes, filename: file.filename },
             contextOf(request),
           );
           set.status = 201;
           return view;
         },
         {
-          // Leaves a multipart body unread (the global parser skips it; this stops the default one).
-          parse: ({ contentType }) => (contentType?.startsWith("multipart/form-data") ? STREAMED : undefined),
+          parse: leaveMultipartUnread,
           detail: {
             ...doc(
               "Upload a 1C payment file",
@@ -82,21 +71,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
                 "is 400 validation_error with details.line and details.field. A document whose payer account " +
                 "is not bank_account_id is 422 account_mismatch and nothing is stored. Not idempotent.",
             ),
-            requestBody: {
-              required: true,
-              content: {
-                "multipart/form-data": {
-                  schema: {
-                    type: "object",
-                    required: ["bank_account_id", "file"],
-                    properties: {
-                      bank_account_id: { type: "string", format: "uuid" },
-                      file: { type: "string", format: "binary" },
-                    },
-                  },
-                },
-              },
-            },
+            requestBody: multipartBody({ bank_account_id: { format: "uuid" }, file: { format: "binary" } }),
           },
         },
       )

@@ -20,7 +20,7 @@ export interface StatementRow {
   id: string;
   bank_account_id: string;
   api_token_id: string | null;
-  source: "integration" | "ui";
+  source: "integration" | "ui" | "import";
   external_id: string | null;
   date_from: string;
   date_to: string;
@@ -40,6 +40,8 @@ export interface StatementRow {
   /** JSON array of DocType (see `docTypes`); null before ready, or if made ready before it was kept. */
   doc_types: string | null;
   created_at: string;
+  /** SHA-256 of the 1C file an imported statement came from; null for ordered ones. */
+  import_sha256: string | null;
 }
 
 /** Distinct kinds in DOC_TYPES order (a kind it lacks, which no export can write, last). */
@@ -55,11 +57,12 @@ export interface NewStatement {
   id: string;
   bank_account_id: string;
   api_token_id: string | null;
-  source: "integration" | "ui";
+  source: "integration" | "ui" | "import";
   external_id: string | null;
   date_from: string;
   date_to: string;
   created_at: string;
+  import_sha256?: string | null;
 }
 
 export type OrderOutcome = { kind: "created"; row: StatementRow } | { kind: "existing"; row: StatementRow };
@@ -236,9 +239,9 @@ export class StatementRepository {
     );
     this.insertStmt = sqlite.query(
       `INSERT INTO statements (id, bank_account_id, api_token_id, source, external_id, date_from, date_to, status,
-                               bank_state, attempts, next_poll_at_ms, created_at)
+                               bank_state, attempts, next_poll_at_ms, created_at, import_sha256)
        VALUES ($id, $bank_account_id, $api_token_id, $source, $external_id, $date_from, $date_to, 'processing',
-               'pending', 0, 0, $created_at)`,
+               'pending', 0, 0, $created_at, $import_sha256)`,
     );
     this.insertOp = sqlite.query(
       `INSERT OR IGNORE INTO operations (bank_account_id, operation_id, doc_date, direction, doc_type, doc_number,
@@ -319,7 +322,36 @@ export class StatementRepository {
           const existing = this.byTokenExternal.get(s.api_token_id, s.external_id);
           if (existing) return { kind: "existing", row: existing };
         }
-        this.insertStmt.run({ ...s });
+        this.insertStmt.run({ ...s, import_sha256: s.import_sha256 ?? null });
+        return { kind: "created", row: this.byId.get(s.id)! };
+      })
+      .immediate();
+  }
+
+  /**
+   * A statement that arrives whole (a bank's own file): created ready with its operations and, when
+   * given, the balance it ends with, in one transaction, unless (token, external_id) exists already.
+   */
+  createReady(
+    s: NewStatement,
+    ready: Omit<ReadyResult, "operations_count" | "doc_types">,
+    operations: StatementOperation[],
+    balance: (BalanceRow & { bank_account_id: string }) | null,
+  ): OrderOutcome {
+    return this.sqlite
+      .transaction((): OrderOutcome => {
+        const outcome = this.createOrFind(s);
+        if (outcome.kind === "existing") return outcome;
+        const kinds = new Set<string>();
+        for (let first = 0; first < operations.length; first += 2000) {
+          const chunk = operations.slice(first, first + 2000);
+          for (const kind of this.storeOperations(s.id, s.bank_account_id, first + 1, chunk)) kinds.add(kind);
+        }
+        this.markReady(
+          s.id,
+          { ...ready, operations_count: operations.length, doc_types: [...kinds] },
+          balance,
+        );
         return { kind: "created", row: this.byId.get(s.id)! };
       })
       .immediate();

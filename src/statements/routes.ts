@@ -5,8 +5,9 @@ import { dateInZone } from "../core/clock";
 import { ApiError, type ErrorCode, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
-import { JSON_BODY, routeDoc, TOKEN_ERRORS } from "../http/docs";
-import { requestState } from "../http/spine";
+import { JSON_BODY, multipartBody, routeDoc, TOKEN_ERRORS } from "../http/docs";
+import { fileField, leaveMultipartUnread, readMultipart, uuidField } from "../http/multipart";
+import { BODY_LIMITS, requestState } from "../http/spine";
 import { tokenAuth } from "../http/token-auth";
 import { type ExportFormat, exportStatement } from "./export";
 import type { ExportThreads } from "./export-threads";
@@ -52,6 +53,50 @@ export function statementRoutes(deps: {
           ["invalid request body", "validation_error", ...ACCOUNT_ERRORS, "conflict", "bank_not_supported"],
           { 201: "Ordered (status processing)", 200: "Idempotent repeat: the existing statement" },
         ),
+      },
+    )
+    .post(
+      "/import",
+      async ({ principal, request, set }) => {
+        const form = await readMultipart(request, BODY_LIMITS.statementImport);
+        const { created, statement } = service.importFile(principal, {
+          bank_account_id: uuidField(form, "bank_account_id"),
+          external_id: form.fields.get("external_id") ?? "",
+          file: fileField(form, "file", "выписка банка в формате 1C: kl_to_1c.txt").bytes,
+        });
+        set.status = created ? 201 : 200;
+        return statement;
+      },
+      {
+        parse: leaveMultipartUnread,
+        detail: {
+          ...doc(
+            "Import a statement from the bank's own 1C file",
+            [
+              "payload_too_large",
+              "invalid request body",
+              "validation_error",
+              ...ACCOUNT_ERRORS,
+              "conflict",
+              "account_mismatch",
+            ],
+            {
+              201: "Imported: a ready statement (source import)",
+              200: "Idempotent repeat (same external_id, same file): the existing statement",
+            },
+            "multipart/form-data with `bank_account_id` (uuid; an account with bank `file`), `external_id` " +
+              "(idempotency key, unique per token) and `file` (1CClientBankExchange 1.02 or 1.03, " +
+              "Кодировка=Windows cp1251 or DOS cp866, CRLF or LF; at most 50 MB, else 413). A file that is not a " +
+              "valid exchange file is 400 validation_error with details.line; a file without this account's " +
+              "СекцияРасчСчет is 422 account_mismatch; balances or turnovers that do not add up are 422 " +
+              "validation_error with details.line. Nothing is stored when the file is refused.",
+          ),
+          requestBody: multipartBody({
+            bank_account_id: { format: "uuid" },
+            external_id: {},
+            file: { format: "binary" },
+          }),
+        },
       },
     )
     .get("", ({ principal, query }) => service.list(principal, query), {

@@ -10,6 +10,7 @@ import { isValidIsoDate } from "../formats/dates";
 import { maskAccountNumber } from "../formats/mask";
 import { kopecksToJsonNumber } from "../formats/money";
 import type { StatementRepository, StatementRow, StatementStatus } from "./repository";
+import { readStatementFile } from "./statement-file";
 
 export const MAX_PERIOD_DAYS = 31;
 export const MAX_EXTERNAL_ID = 256;
@@ -27,7 +28,7 @@ export interface StatementView {
   bank_account_id: string;
   account_number_masked: string;
   external_id: string | null;
-  source: "integration" | "ui";
+  source: "integration" | "ui" | "import";
   date_from: string;
   date_to: string;
   created_at: string;
@@ -35,6 +36,15 @@ export interface StatementView {
   operations_count?: number;
   error?: { code: string; message: string };
 }
+
+export interface ImportInput {
+  bank_account_id: string;
+  external_id: string;
+  file: Uint8Array;
+}
+
+/** The bank kind whose statements arrive as the bank's own 1C files (decisions §11). */
+export const FILE_BANK = "file";
 
 export interface BalanceView {
   bank_account_id: string;
@@ -115,11 +125,7 @@ export class StatementService {
 
   /** POST /integration/statements: 201 for a new order, 200 for an idempotent repeat. */
   order(principal: Principal, input: OrderInput): { created: boolean; statement: StatementView } {
-    const externalId = (input.external_id ?? "").trim();
-    if (externalId.length === 0) throw validationError("external_id", "external_id не может быть пустым");
-    if (externalId.length > MAX_EXTERNAL_ID) {
-      throw validationError("external_id", `external_id не длиннее ${MAX_EXTERNAL_ID} символов`);
-    }
+    const externalId = checkedExternalId(input.external_id);
     this.checkPeriod(input.date_from, input.date_to);
     const account = this.deps.access.account(principal, input.bank_account_id, "read_statements");
     return this.place(account, {
@@ -129,6 +135,78 @@ export class StatementService {
       dateFrom: input.date_from,
       dateTo: input.date_to,
     });
+  }
+
+  /**
+   * POST /integration/statements/import: the bank's own 1C file of a `file` account, stored as a
+   * ready statement. 201 when new; 200 for the same external_id and the same file; 409 conflict
+   * for the same external_id with another file. Nothing is stored when the file is refused.
+   */
+  importFile(principal: Principal, input: ImportInput): { created: boolean; statement: StatementView } {
+    const externalId = checkedExternalId(input.external_id);
+    const account = this.deps.access.account(principal, input.bank_account_id, "read_statements");
+    if (account.bank !== FILE_BANK) {
+      throw validationError(
+        "bank_account_id",
+        "Выписки из файла загружаются только на счета с bank = file; выписки этого счёта заказываются у банка",
+        { bank: account.bank },
+      );
+    }
+    return this.storeFile(account, { apiTokenId: principal.tokenId, externalId, file: input.file });
+  }
+
+  /** An import made by an operator in the admin pages (no token; external id from the file's hash). */
+  importFileFromUi(bankAccountId: string, file: Uint8Array): StatementView {
+    const account = this.deps.accountOf(bankAccountId);
+    if (!account) throw new ApiError("not_found", "Счёт не найден", { field: "bank_account_id" });
+    if (account.bank !== FILE_BANK) {
+      throw validationError("bank_account_id", "Выписки из файла загружаются только на счета с bank = file");
+    }
+    return this.storeFile(account, { apiTokenId: null, externalId: null, file }).statement;
+  }
+
+  private storeFile(
+    account: BankAccountRecord,
+    o: { apiTokenId: string | null; externalId: string | null; file: Uint8Array },
+  ): { created: boolean; statement: StatementView } {
+    const read = readStatementFile(o.file, account.accountNumber, account.currency);
+    const now = this.deps.clock.now();
+    const id = newId();
+    const outcome = this.deps.repo.createReady(
+      {
+        id,
+        bank_account_id: account.id,
+        api_token_id: o.apiTokenId,
+        source: "import",
+        external_id: o.externalId,
+        date_from: read.date_from,
+        date_to: read.date_to,
+        created_at: now.toISOString(),
+        import_sha256: read.sha256,
+      },
+      {
+        opening_balance: read.opening_balance,
+        closing_balance: read.closing_balance,
+        total_credit: read.total_credit,
+        total_debit: read.total_debit,
+        fetched_at: now.toISOString(),
+      },
+      read.operations,
+      {
+        bank_account_id: account.id,
+        balance: read.closing_balance,
+        currency: account.currency,
+        as_of: balanceInstant(read.date_to, this.today(), now, this.deps.timezone),
+      },
+    );
+    const row = outcome.row;
+    if (
+      outcome.kind === "existing" &&
+      (row.import_sha256 !== read.sha256 || row.bank_account_id !== account.id)
+    ) {
+      throw new ApiError("conflict", "С этим external_id уже загружен другой файл", { statement_id: row.id });
+    }
+    return { created: outcome.kind === "created", statement: statementView(row, account) };
   }
 
   /** An order placed by an operator in the admin UI (no token, no external id). */
@@ -268,6 +346,8 @@ export class StatementService {
   /** Asks the bank for the balance now and caches it (admin refresh and the periodic refresh). */
   async refreshBalance(account: BankAccountRecord): Promise<BalanceView> {
     const adapter = this.deps.gateway.adapterFor(account);
+    // A bank that cannot be asked (statements from files): the balance of the latest file stands.
+    if (adapter.supportsBalances === false) return this.balance(account);
     const result = await adapter.getBalance(this.deps.gateway.refFor(account));
     this.deps.repo.upsertBalance({
       bank_account_id: account.id,
@@ -277,6 +357,46 @@ export class StatementService {
     });
     return this.balance(account);
   }
+}
+
+function checkedExternalId(raw: string | undefined): string {
+  const externalId = (raw ?? "").trim();
+  if (externalId.length === 0) throw validationError("external_id", "external_id не может быть пустым");
+  if (externalId.length > MAX_EXTERNAL_ID) {
+    throw validationError("external_id", `external_id не длиннее ${MAX_EXTERNAL_ID} символов`);
+  }
+  return externalId;
+}
+
+/**
+ * When an imported statement's closing balance was the account's balance: now for a statement
+ * ending today, else the end of its last day in the business time zone.
+ */
+function balanceInstant(dateTo: string, today: string, now: Date, timeZone: string): string {
+  if (dateTo >= today) return now.toISOString();
+  const next = new Date(Date.parse(`${dateTo}T00:00:00Z`) + 86_400_000);
+  // The zone's offset at that midnight, found from how the zone writes that UTC instant.
+  const parts = new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).formatToParts(next);
+  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  const asUtc = Date.UTC(
+    part("year"),
+    part("month") - 1,
+    part("day"),
+    part("hour"),
+    part("minute"),
+    part("second"),
+  );
+  const offset = asUtc - next.getTime();
+  return new Date(next.getTime() - offset - 1000).toISOString();
 }
 
 function encodeListCursor(row: StatementRow): string {

@@ -15,7 +15,8 @@ import type { Clock } from "../../core/clock";
 import { ApiError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
 import type { RouteDoc } from "../../http/docs";
-import { requestState } from "../../http/spine";
+import { leaveMultipartUnread, type MultipartForm, readMultipart } from "../../http/multipart";
+import { BODY_LIMITS, requestState } from "../../http/spine";
 import type { StatementStatus } from "../../statements/repository";
 import type { StatementService } from "../../statements/service";
 import type { AdminActor, AdminService, TokenGrantInput } from "../service";
@@ -187,33 +188,69 @@ export function adminPages(deps: AdminPagesDeps) {
     (ctx: RouteContext): string => {
       const session = sessionOf(ctx);
       if (!session) return send(ctx, redirect("/admin/login"));
-      return run(ctx, session, () => {
-        const form = formOf(ctx.body);
-        const csrf = form?._csrf;
-        if (
-          !sameOrigin(ctx.request, https(ctx)) ||
-          form === null ||
-          csrf === undefined ||
-          !secretEquals(csrf, session.csrf)
-        ) {
-          logger.warn("admin form refused", {
-            request_id: requestState(ctx.request).requestId,
-            reason: "csrf",
-          });
-          const text =
-            "Запрос отклонён: форма устарела или отправлена с другого сайта. Обновите страницу и повторите.";
-          return page(
-            <MessagePage
-              frame={signedInFrame(session, "Запрос отклонён", null)}
-              heading="Запрос отклонён"
-              text={text}
-            />,
-            403,
-          );
-        }
-        return handler(session, form, ctx);
-      });
+      return run(ctx, session, () =>
+        checked(ctx, session, formOf(ctx.body), (form) => handler(session, form, ctx)),
+      );
     };
+
+  /** A file upload form (multipart, streamed up to `limit`): the same checks as `action`. */
+  const uploadAction =
+    (
+      limit: number,
+      handler: (
+        session: AdminSession,
+        form: FormValues,
+        files: MultipartForm["files"],
+        ctx: RouteContext,
+      ) => Outcome,
+    ) =>
+    async (ctx: RouteContext): Promise<string> => {
+      const session = sessionOf(ctx);
+      if (!session) return send(ctx, redirect("/admin/login"));
+      let upload: MultipartForm;
+      try {
+        upload = await readMultipart(ctx.request, limit);
+      } catch (error) {
+        return run(ctx, session, () => {
+          throw error;
+        });
+      }
+      const form = Object.fromEntries(upload.fields) as FormValues;
+      return run(ctx, session, () =>
+        checked(ctx, session, form, (f) => handler(session, f, upload.files, ctx)),
+      );
+    };
+
+  function checked(
+    ctx: RouteContext,
+    session: AdminSession,
+    form: FormValues | null,
+    then: (form: FormValues) => Outcome,
+  ): Outcome {
+    const csrf = form?._csrf;
+    if (
+      !sameOrigin(ctx.request, https(ctx)) ||
+      form === null ||
+      csrf === undefined ||
+      !secretEquals(csrf, session.csrf)
+    ) {
+      logger.warn("admin form refused", {
+        request_id: requestState(ctx.request).requestId,
+        reason: "csrf",
+      });
+      const text =
+        "Запрос отклонён: форма устарела или отправлена с другого сайта. Обновите страницу и повторите.";
+      return page(
+        <MessagePage
+          frame={signedInFrame(session, "Запрос отклонён", null)}
+          heading="Запрос отклонён"
+          text={text}
+        />,
+        403,
+      );
+    }
+    return then(form);
+  }
 
   const flashThen = (session: AdminSession, text: string, location: string, kind: "ok" | "error" = "ok") => {
     session.flash.push({ kind, text });
@@ -684,6 +721,38 @@ export function adminPages(deps: AdminPagesDeps) {
           );
         }),
         { detail: pageDoc("Admin pages: order a statement via the UI", "form") },
+      )
+      .post(
+        "/admin/statements/import",
+        uploadAction(BODY_LIMITS.statementImport, (session, form, files, ctx) => {
+          const input = { bank_account_id: form.bank_account_id ?? "" };
+          const file = files.get("file");
+          const result = attempt(() => {
+            if (!file || file.bytes.byteLength === 0) {
+              throw new ApiError("validation_error", "Выберите файл выписки (kl_to_1c.txt)", {
+                field: "file",
+              });
+            }
+            return admin.audited(
+              "admin.statement.import",
+              actorOf(ctx),
+              { ...input, filename: file.filename, bytes: file.bytes.byteLength },
+              () => statements.importFileFromUi(input.bank_account_id, file.bytes),
+              (view) => view.statement_id,
+            );
+          });
+          if ("error" in result)
+            return statementsPage(session, {}, result.error.status, result.error.message, input);
+          return flashThen(
+            session,
+            `Выписка загружена: ${result.ok.date_from} — ${result.ok.date_to}, операций: ${result.ok.operations_count ?? 0}`,
+            "/admin/statements",
+          );
+        }),
+        {
+          parse: leaveMultipartUnread,
+          detail: pageDoc("Admin pages: import a statement from the bank's 1C file", "form"),
+        },
       )
       .get(
         "/admin/audit-log",

@@ -83,10 +83,11 @@ export function PostForm({
   action,
   csrf,
   class: className,
+  enctype,
   children,
-}: PropsWithChildren<{ action: string; csrf: string; class?: string }>) {
+}: PropsWithChildren<{ action: string; csrf: string; class?: string; enctype?: "multipart/form-data" }>) {
   return (
-    <form method="post" action={action} class={className}>
+    <form method="post" action={action} class={className} enctype={enctype}>
       <CsrfField token={csrf} />
       {children}
     </form>

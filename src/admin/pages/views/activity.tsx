@@ -41,6 +41,7 @@ export function StatementsPage({
     a.bank_account_id,
     `${a.alias} ${a.account_number_masked} (${a.bank})`,
   ]);
+  const fileAccounts = accountItems.filter(([id]) => accountById.get(id)?.bank === "file");
   return (
     <Layout frame={frame}>
       <h1>Выписки</h1>
@@ -73,6 +74,37 @@ export function StatementsPage({
           </PostForm>
         )}
       </section>
+      {fileAccounts.length > 0 ? (
+        <section class="card">
+          <h2>Загрузить выписку из файла банка</h2>
+          <p class="muted">
+            Для счетов с банком <code>file</code>: файл обмена 1С (kl_to_1c.txt), который выгружает
+            интернет-банк; 1.02 или 1.03, Windows или DOS, до 50 МБ.
+          </p>
+          <PostForm
+            action="/admin/statements/import"
+            csrf={frame.csrf}
+            class="grid"
+            enctype="multipart/form-data"
+          >
+            <label>
+              Счёт
+              <select name="bank_account_id" required>
+                <Options items={fileAccounts} selected={values.bank_account_id} />
+              </select>
+            </label>
+            <label>
+              Файл
+              <input name="file" type="file" required accept=".txt" />
+            </label>
+            <div>
+              <button type="submit">Загрузить</button>
+            </div>
+          </PostForm>
+        </section>
+      ) : (
+        ""
+      )}
       <section class="card">
         <h2>Все выписки</h2>
         <form method="get" action="/admin/statements" class="grid">
@@ -140,7 +172,7 @@ export function StatementsPage({
                     ""
                   )}
                 </td>
-                <td safe>{s.source === "ui" ? "ui" : `integration (${s.external_id ?? ""})`}</td>
+                <td safe>{s.source === "integration" ? `integration (${s.external_id ?? ""})` : s.source}</td>
                 <td class="num" safe>
                   {s.operations_count === undefined ? "" : String(s.operations_count)}
                 </td>

@@ -3,7 +3,7 @@
 // ever held in memory. Text fields and files come back as plain values.
 import busboy from "busboy";
 import { ApiError, invalidRequestBody, validationError } from "../core/errors";
-import { payloadTooLarge } from "../http/spine";
+import { payloadTooLarge } from "./spine";
 
 export interface MultipartFile {
   filename: string;
@@ -110,3 +110,27 @@ export async function readMultipart(request: Request, limit: number): Promise<Mu
   if (failure) throw failure;
   return form;
 }
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A required uuid field of a form, lower-cased: malformed is "invalid request body", absent a validation error. */
+export function uuidField(form: MultipartForm, name: string): string {
+  const value = form.fields.get(name)?.trim();
+  if (value !== undefined && value !== "" && !UUID_RE.test(value)) throw invalidRequestBody({ field: name });
+  if (value === undefined || value === "") throw validationError(name, `Поле ${name} обязательно`);
+  return value.toLowerCase();
+}
+
+/** A required file of a form. */
+export function fileField(form: MultipartForm, name: string, what: string): MultipartFile {
+  const file = form.files.get(name);
+  if (file === undefined) throw validationError(name, `Поле ${name} (${what}) обязательно`);
+  return file;
+}
+
+/** Marks a multipart body left unread for the route to stream. */
+const STREAMED = Object.freeze({ __streamed: true as const });
+
+/** A route's `parse`: leaves a multipart body unread (the global parser skips it; this stops the default one). */
+export const leaveMultipartUnread = ({ contentType }: { contentType?: string | null }) =>
+  contentType?.startsWith("multipart/form-data") ? STREAMED : undefined;
