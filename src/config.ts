@@ -28,6 +28,8 @@ export interface Config {
   checkpoints: "internal" | "external";
   /** Audit entries older than this many days are deleted; null keeps them forever. */
   auditRetentionDays: number | null;
+  /** Rows kept in memory between requests (tokens, grants, accounts, statements, sessions, balances). */
+  rowCache: boolean;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -126,6 +128,10 @@ export function loadConfig(env: Env = process.env): Config {
   const backupInterval = int(env, "SVC_BACKUP_INTERVAL_MINUTES", 1440, 1, 525_600);
   const backupKeep = int(env, "SVC_BACKUP_KEEP", 7, 1, 10_000);
   const retention = env.SVC_AUDIT_RETENTION_DAYS ?? "";
+  const rowCache = str(env, "SVC_ROW_CACHE", "on");
+  if (rowCache !== "on" && rowCache !== "off") {
+    throw new ConfigError("SVC_ROW_CACHE", `must be on or off, got "${rowCache}"`);
+  }
 
   return {
     dbPath: str(env, "SVC_DB_PATH", "./data/svc.db"),
@@ -146,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     backups: backupDir === "" ? null : { dir: backupDir, intervalMinutes: backupInterval, keep: backupKeep },
     checkpoints,
     auditRetentionDays: retention === "" ? null : int(env, "SVC_AUDIT_RETENTION_DAYS", 0, 1, 36_500),
+    rowCache: rowCache === "on",
   };
 }
 

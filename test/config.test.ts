@@ -35,6 +35,7 @@ describe("loadConfig", () => {
       backups: null,
       checkpoints: "internal",
       auditRetentionDays: null,
+      rowCache: true,
     });
   });
 
@@ -60,6 +61,7 @@ describe("loadConfig", () => {
       SVC_BACKUP_KEEP: "24",
       SVC_CHECKPOINTS: "external",
       SVC_AUDIT_RETENTION_DAYS: "365",
+      SVC_ROW_CACHE: "off",
     });
     expect(config).toEqual({
       dbPath: ":memory:",
@@ -80,6 +82,7 @@ describe("loadConfig", () => {
       backups: { dir: "/var/backups/svc", intervalMinutes: 60, keep: 24 },
       checkpoints: "external",
       auditRetentionDays: 365,
+      rowCache: false,
     });
   });
 
@@ -144,6 +147,7 @@ describe("loadConfig", () => {
     ["SVC_BACKUP_KEEP", { SVC_BACKUP_KEEP: "none" }],
     ["SVC_AUDIT_RETENTION_DAYS", { SVC_AUDIT_RETENTION_DAYS: "0" }],
     ["SVC_AUDIT_RETENTION_DAYS", { SVC_AUDIT_RETENTION_DAYS: "a year" }],
+    ["SVC_ROW_CACHE", { SVC_ROW_CACHE: "no" }],
   ];
   for (const [variable, env] of bad) {
     test(`${JSON.stringify(env)} is a ConfigError naming ${variable}`, () => {

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock";
 import { ApiError } from "../core/errors";
 import type { Logger } from "../core/logger";
-import { type ExternalChanges, RowCache } from "../db/row-cache";
+import { type ExternalChanges, RowCache } from "../db/sqlite/row-cache";
 import { RPC_INVALID_REQUEST, RpcError } from "./protocol";
 
 export interface McpSession {
@@ -42,10 +42,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly deleteStmt;
   private readonly expiredStmt;
 
-  constructor(
-    sqlite: Database,
-    private readonly changes: ExternalChanges,
-  ) {
+  constructor(sqlite: Database, changes: ExternalChanges) {
     this.cache = new RowCache(changes);
     this.insertStmt = sqlite.query(
       `INSERT INTO mcp_sessions (id, api_token_id, protocol_version, created_at, expires_at_ms)
@@ -69,7 +66,6 @@ export class SqliteSessionStore implements SessionStore {
 
   /** Treat the result as read-only: it may be shared with other requests. */
   async get(id: string): Promise<McpSession | null> {
-    this.changes.check();
     return this.cache.get(id, () => this.byId.get(id) ?? null);
   }
 

@@ -1,7 +1,7 @@
 // Statement orders, their operations and cached balances. Writes that belong together run in one
 // synchronous BEGIN IMMEDIATE transaction.
 import type { Database, Statement } from "bun:sqlite";
-import { type ExternalChanges, RowCache } from "../db/row-cache";
+import { type ExternalChanges, RowCache } from "../db/sqlite/row-cache";
 import type { StoredCsvValues } from "../formats/csv";
 import { DOC_TYPES, type OneCVersion, type StatementOperation } from "../formats/types";
 import { oneCDocumentSql } from "./onec-sql";
@@ -227,7 +227,7 @@ export class StatementRepository {
 
   constructor(
     private readonly sqlite: Database,
-    private readonly changes?: ExternalChanges,
+    changes?: ExternalChanges,
     options: { layOutOneC?: boolean; balanceRows?: RowCache<BalanceRow> } = {},
   ) {
     this.rows = changes ? new RowCache(changes) : null;
@@ -297,7 +297,6 @@ export class StatementRepository {
 
   /** Treat the result as read-only: it may be shared with other requests. */
   findById(id: string): StatementRow | null {
-    this.changes?.check();
     if (!this.rows) return this.byId.get(id) ?? null;
     return this.rows.get(id, () => this.byId.get(id) ?? null);
   }

@@ -18,9 +18,9 @@ afterEach(() => {
   }
 });
 
-function setup() {
+function setup(rowCache: "on" | "off" = "on") {
   const dbPath = join(tempDir(), "svc.db");
-  const t = makeTestApp({}, "2026-11-20T09:00:00Z", { dbPath });
+  const t = makeTestApp({ SVC_ROW_CACHE: rowCache }, "2026-11-20T09:00:00Z", { dbPath });
   const other = new Database(dbPath, { strict: true });
   other.exec("PRAGMA busy_timeout = 5000");
   open.push({ t, other });
@@ -40,9 +40,10 @@ async function orderOneDay(t: TestApp, token: string, accountId: string): Promis
   return ((await ordered.json()) as { statement_id: string }).statement_id;
 }
 
-describe("cached tokens and accounts", () => {
+// Every behaviour holds with the rows kept in memory (the default) and without (SVC_ROW_CACHE=off).
+describe.each(["on", "off"] as const)("rows kept in memory: %s", (rowCache) => {
   test("a token revoked by another process fails from the next request on", async () => {
-    const { t, other } = setup();
+    const { t, other } = setup(rowCache);
     const w = t.fixtures.world();
     expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
     expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
@@ -53,7 +54,7 @@ describe("cached tokens and accounts", () => {
   });
 
   test("a grant withdrawn by another process is refused from the next request on", async () => {
-    const { t, other } = setup();
+    const { t, other } = setup(rowCache);
     const w = t.fixtures.world();
     const query = `${PATH}?bank_account_id=${w.account.bank_account_id}`;
     expect((await t.request("GET", query, { token: w.token })).status).toBe(200);
@@ -62,7 +63,7 @@ describe("cached tokens and accounts", () => {
   });
 
   test("an agent session ended by another instance on the same file is gone from the next request on", async () => {
-    const { t, other } = setup();
+    const { t, other } = setup(rowCache);
     const w = t.fixtures.world({ purpose: "mcp" });
     const init = await t.request("POST", "/api/v1/mcp", {
       token: w.token,
@@ -81,7 +82,7 @@ describe("cached tokens and accounts", () => {
   });
 
   test("a balance written by another process is get_balance's answer from the next call on", async () => {
-    const { t, other } = setup();
+    const { t, other } = setup(rowCache);
     const w = t.fixtures.world({ purpose: "mcp" });
     const accountId = w.account.bank_account_id;
     expect((await t.admin("POST", `/bank-accounts/${accountId}/balance/refresh`)).status).toBe(200);
@@ -116,7 +117,7 @@ describe("cached tokens and accounts", () => {
   });
 
   test("changes through this process's admin service count at once (no other connection involved)", async () => {
-    const { t } = setup();
+    const { t } = setup(rowCache);
     const w = t.fixtures.world();
     expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
     t.services.admin.patchToken(w.tokenId, { allowed_ips: ["10.0.0.0/8"] });
@@ -126,7 +127,7 @@ describe("cached tokens and accounts", () => {
   });
 
   test("a statement polled while the poller works on it shows each state as it is written", async () => {
-    const { t } = setup();
+    const { t } = setup(rowCache);
     const w = t.fixtures.world();
     const id = await orderOneDay(t, w.token, w.account.bank_account_id);
     const status = async () =>
@@ -141,7 +142,7 @@ describe("cached tokens and accounts", () => {
   });
 
   test("a statement changed by another process is read again from the next request on", async () => {
-    const { t, other } = setup();
+    const { t, other } = setup(rowCache);
     const w = t.fixtures.world();
     const id = await orderOneDay(t, w.token, w.account.bank_account_id);
     const poll = async () =>
@@ -160,6 +161,24 @@ describe("cached tokens and accounts", () => {
     expect(after.error?.code).toBe("bank_error");
   });
 
+  test("the admin view shows grants another process changed", async () => {
+    const { t, other } = setup(rowCache);
+    const w = t.fixtures.world();
+    const grantsOf = async () =>
+      (
+        (await (await t.admin("GET", "/tokens")).json()) as {
+          tokens: { api_token_id: string; accounts: { allow_read_statements: boolean }[] }[];
+        }
+      ).tokens.find((tk) => tk.api_token_id === w.tokenId)?.accounts;
+    // A request authenticates the token: its grants are read (and kept) on the way.
+    expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
+    expect(await grantsOf()).toEqual([expect.objectContaining({ allow_read_statements: true })]);
+    other.query("UPDATE token_accounts SET allow_read_statements = 0 WHERE token_id = ?").run(w.tokenId);
+    expect(await grantsOf()).toEqual([expect.objectContaining({ allow_read_statements: false })]);
+  });
+});
+
+describe("rows kept in memory", () => {
   test("other processes' commits are looked for once per synchronous run of code", async () => {
     const { t, other } = setup();
     const w = t.fixtures.world();

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../src/core/logger";
 import { openDatabase } from "../../src/db/open";
-import { SAFETY_NET_PAGES, WalCheckpointer } from "../../src/db/wal-checkpointer";
+import { SAFETY_NET_PAGES, WalCheckpointer } from "../../src/db/sqlite/wal-checkpointer";
 import { tempDir } from "../helpers/server";
 
 function recordingLogger() {

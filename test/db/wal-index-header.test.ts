@@ -4,8 +4,8 @@ import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/open";
-import { ExternalChanges, RowCache } from "../../src/db/row-cache";
-import { WalIndexHeader } from "../../src/db/wal-index-header";
+import { ExternalChanges, RowCache } from "../../src/db/sqlite/row-cache";
+import { WalIndexHeader } from "../../src/db/sqlite/wal-index-header";
 import { sqlInAnotherProcess, tempDir } from "../helpers/server";
 
 const opened: Database[] = [];
@@ -92,6 +92,7 @@ describe("ExternalChanges", () => {
     expect(dataVersion).toHaveBeenCalledTimes(0);
     expect(cache.get("k", () => "reloaded")).toBe("cached");
 
+    await nextRun();
     other.exec("INSERT INTO t VALUES (1)");
     changes.check();
     expect(dataVersion).toHaveBeenCalledTimes(1);

@@ -1,8 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../open";
-import { type ExternalChanges, RowCache } from "../row-cache";
 import { apiTokens, tokenAccounts } from "../schema";
+import { type ExternalChanges, RowCache } from "../sqlite/row-cache";
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type TokenAccountRow = typeof tokenAccounts.$inferSelect;
@@ -46,7 +46,7 @@ export class TokenRepository {
   constructor(
     private readonly db: Db,
     private readonly sqlite: Database,
-    private readonly changes: ExternalChanges,
+    changes: ExternalChanges,
   ) {
     this.records = new RowCache(changes);
     this.grantLists = new RowCache(changes);
@@ -68,7 +68,6 @@ export class TokenRepository {
 
   /** Treat the result as read-only: it may be shared with other requests. */
   findByHash(hash: string): TokenAuthRecord | null {
-    this.changes.check();
     return this.records.get(hash, () => {
       const row = this.byHash.get(hash);
       if (!row) return null;

@@ -15,10 +15,14 @@ export class ExternalChanges {
     this.checkedInThisRun = false;
   };
 
-  /** `header`: the database's WAL-index header; without one (in memory) every check asks SQLite. */
+  /**
+   * `header`: the database's WAL-index header; without one (in memory) every check asks SQLite.
+   * `caching: false` (SVC_ROW_CACHE=off) keeps nothing: every read goes to the database.
+   */
   constructor(
     sqlite: Database,
     private readonly header: WalIndexHeader | null = null,
+    readonly caching = true,
   ) {
     this.stmt = sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
     header?.moved();
@@ -63,15 +67,24 @@ export class ExternalChanges {
 
 const MAX_ENTRIES = 10_000;
 
+/**
+ * The one way a repository keeps rows: `get` looks for other connections' commits first (once per
+ * run of code) and then loads what is missing; `forget` after the repository's own write. No
+ * caller has a check to remember, so none can read a row another process has changed.
+ */
 export class RowCache<V> {
   private readonly rows = new Map<string, V>();
+  private readonly caching: boolean;
 
-  constructor(changes: ExternalChanges) {
+  constructor(private readonly changes: ExternalChanges) {
+    this.caching = changes.caching;
     changes.register(this as RowCache<unknown>);
   }
 
   /** The cached row, else `load()`'s (cached unless null: misses are not kept). */
   get(key: string, load: () => V | null): V | null {
+    if (!this.caching) return load();
+    this.changes.check();
     const hit = this.rows.get(key);
     if (hit !== undefined) return hit;
     const row = load();
