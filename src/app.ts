@@ -1,4 +1,4 @@
-// The HTTP application: the spine plus every feature's routes. Tests call app.handle(request).
+// The HTTP application: the HTTP core plus every feature's routes. Tests call app.handle(request).
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import pkg from "../package.json" with { type: "json" };
@@ -6,9 +6,11 @@ import { adminApi } from "./admin/api";
 import { adminPages } from "./admin/pages";
 import type { Services } from "./container";
 import { migrationState } from "./db/open";
+import { BODY_POLICY_DETAIL, type BodyPolicy } from "./http/body-policy";
+import type { SocketIp } from "./http/client-ip";
+import { httpCore } from "./http/core";
 import { routeDoc } from "./http/docs";
 import { registerFormats } from "./http/formats";
-import { httpSpine } from "./http/spine";
 import { mcpRoutes, relayRoutes } from "./mcp";
 import { opsRoutes } from "./ops/routes";
 import { paymentRoutes } from "./payments/routes";
@@ -16,10 +18,7 @@ import { statementRoutes } from "./statements/routes";
 
 export interface AppOptions {
   /** How to find the socket peer address; the default asks Bun's server. */
-  socketIp?: (
-    request: Request,
-    server: { requestIP?(r: Request): { address: string } | null } | null,
-  ) => string | null;
+  socketIp?: SocketIp;
   version?: string;
 }
 
@@ -29,13 +28,15 @@ const defaultSocketIp: NonNullable<AppOptions["socketIp"]> = (request, server) =
 export function createApp(services: Services, options: AppOptions = {}) {
   registerFormats();
   let routeTable: { method: string; path: string }[] = [];
+  const bodyPolicies = new Map<string, BodyPolicy>();
   const app = new Elysia()
     .use(
-      httpSpine({
+      httpCore({
         logger: services.logger,
         trustedProxies: services.trustedProxies,
         socketIp: options.socketIp ?? defaultSocketIp,
         routes: () => routeTable,
+        bodyPolicies: (method, route) => bodyPolicies.get(`${method} ${withoutTrailingSlash(route)}`),
         metrics: services.metrics ?? undefined,
       }),
     )
@@ -137,7 +138,15 @@ export function createApp(services: Services, options: AppOptions = {}) {
       }),
     );
   routeTable = app.routes.map((r) => ({ method: r.method, path: r.path }));
+  for (const r of app.routes) {
+    const detail = (r.hooks as { detail?: Record<string, unknown> } | undefined)?.detail;
+    const policy = detail?.[BODY_POLICY_DETAIL] as BodyPolicy | undefined;
+    if (policy) bodyPolicies.set(`${r.method} ${withoutTrailingSlash(r.path)}`, policy);
+  }
   return app;
 }
 
 export type App = ReturnType<typeof createApp>;
+
+// The router ignores one trailing slash ("/x/" and "/x" are the same route); so do body policies.
+const withoutTrailingSlash = (p: string) => (p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p);

@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { parseIpRange } from "./auth/ip";
+import type { LogLevel } from "./core/logger";
 
 // Configuration is read from the environment once, here, and validated at start-up.
 // Nothing else in the program reads process.env.
@@ -32,7 +33,6 @@ export interface Config {
   rowCache: boolean;
 }
 
-export type LogLevel = "debug" | "info" | "warn" | "error";
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 
 export class ConfigError extends Error {

@@ -1,6 +1,7 @@
 // Structured JSON logs, one object per line. Callers pass fields, never raw tokens, bodies or
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
 // credentials; `redact` is a last line of defence for token-shaped strings in messages.
-import type { LogLevel } from "../config";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const TOKEN_SHAPE = /svc_(live|test)_[0-9A-Za-z]{10,}/g;

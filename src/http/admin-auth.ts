@@ -2,8 +2,8 @@
 // configured the admin API does not exist (404 everywhere).
 import { Elysia } from "elysia";
 import { bearerValue, secretEquals } from "../auth/tokens";
-import { ApiError, invalidRequestBody } from "../core/errors";
-import { isInvalidJson, requestState } from "./spine";
+import { ApiError } from "../core/errors";
+import { withRequestState } from "./request-state";
 
 export function checkAdminBearer(adminToken: string | null, authorization: string | null): void {
   if (adminToken === null) throw new ApiError("not_found");
@@ -13,12 +13,12 @@ export function checkAdminBearer(adminToken: string | null, authorization: strin
 }
 
 export function adminAuth(adminToken: string | null) {
-  const plugin = new Elysia({ name: "admin-auth" }).derive({ as: "scoped" }, ({ request, body }) => {
-    checkAdminBearer(adminToken, request.headers.get("authorization"));
-    if (isInvalidJson(body)) throw invalidRequestBody();
-    const state = requestState(request);
-    return { actor: { requestId: state.requestId, ip: state.clientIp } };
-  });
+  const plugin = new Elysia({ name: "admin-auth" })
+    .use(withRequestState)
+    .derive({ as: "scoped" }, ({ request, requestState }) => {
+      checkAdminBearer(adminToken, request.headers.get("authorization"));
+      return { actor: { requestId: requestState.requestId, ip: requestState.clientIp } };
+    });
   // Without an admin token, every method on every path under the prefix reaches the check above
   // and is 404 (a 405 with an Allow header would reveal the routes).
   if (adminToken === null) plugin.all("/*", () => undefined, { detail: { hide: true } });

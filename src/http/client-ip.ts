@@ -1,6 +1,26 @@
 // The client address: the socket peer, unless that peer is a trusted proxy, in which case the
 // right-most X-Forwarded-For hop that is not itself a trusted proxy.
+import { Elysia } from "elysia";
 import { type IpRange, ipAllowed, normalizeIp } from "../auth/ip";
+import { type RequestState, withRequestState } from "./request-state";
+
+/** The socket peer address; under app.handle() (tests) there is none. */
+export type SocketIp = (
+  request: Request,
+  server: { requestIP?(r: Request): { address: string } | null } | null,
+) => string | null;
+
+/** Fills `requestState.clientIp` (after the request id plugin has made the state). */
+export function clientIpPlugin(deps: { trustedProxies: IpRange[]; socketIp: SocketIp }) {
+  return new Elysia({ name: "client-ip" }).use(withRequestState).onRequest((ctx) => {
+    const state = (ctx as { requestState: RequestState }).requestState;
+    state.clientIp = resolveClientIp(
+      deps.socketIp(ctx.request, ctx.server as never),
+      ctx.request.headers.get("x-forwarded-for"),
+      deps.trustedProxies,
+    );
+  });
+}
 
 export function resolveClientIp(
   socketIp: string | null,

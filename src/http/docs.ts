@@ -63,7 +63,7 @@ export function routeDoc(
 }
 
 /**
- * Route option for JSON bodies. At run time the spine's own parser (limits, invalid JSON) has
+ * Route option for JSON bodies. At run time the HTTP core's parser (limits, invalid JSON) has
  * already produced the body; naming the parser lets the OpenAPI document show the body schema
  * under application/json (the generator skips parsers that are functions).
  */

@@ -3,7 +3,7 @@
 // ever held in memory. Text fields and files come back as plain values.
 import busboy from "busboy";
 import { ApiError, invalidRequestBody, validationError } from "../core/errors";
-import { payloadTooLarge } from "./spine";
+import { limitedChunks, payloadTooLarge } from "./body-policy";
 
 export interface MultipartFile {
   filename: string;
@@ -77,32 +77,17 @@ export async function readMultipart(request: Request, limit: number): Promise<Mu
   // Keep the promise observed even when we stop early (413) and never await it.
   finished.catch(() => {});
 
-  const reader = request.body?.getReader();
-  let total = 0;
   try {
-    if (reader) {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        total += value.byteLength;
-        if (total > limit) {
-          await reader.cancel().catch(() => {});
-          parser.destroy();
-          throw payloadTooLarge(limit);
-        }
-        if (!parser.write(value)) {
-          await new Promise<void>((resolve) => parser.once("drain", () => resolve()));
-        }
-        if (failure) {
-          await reader.cancel().catch(() => {});
-          parser.destroy();
-          throw failure;
-        }
+    for await (const chunk of limitedChunks(request, limit)) {
+      if (!parser.write(chunk)) {
+        await new Promise<void>((resolve) => parser.once("drain", () => resolve()));
       }
+      if (failure) throw failure;
     }
     parser.end();
     await finished;
   } catch (e) {
+    parser.destroy();
     if (e instanceof ApiError) throw e;
     // busboy reports malformed multipart (missing boundary, truncated part) as an error.
     throw invalidRequestBody({ reason: "malformed multipart body" });
@@ -127,10 +112,3 @@ export function fileField(form: MultipartForm, name: string, what: string): Mult
   if (file === undefined) throw validationError(name, `Поле ${name} (${what}) обязательно`);
   return file;
 }
-
-/** Marks a multipart body left unread for the route to stream. */
-const STREAMED = Object.freeze({ __streamed: true as const });
-
-/** A route's `parse`: leaves a multipart body unread (the global parser skips it; this stops the default one). */
-export const leaveMultipartUnread = ({ contentType }: { contentType?: string | null }) =>
-  contentType?.startsWith("multipart/form-data") ? STREAMED : undefined;

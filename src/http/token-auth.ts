@@ -1,18 +1,18 @@
-// Route-side use of the token guard: runs before body validation (so 401/403 come before 400),
-// sets the rate-limit headers, and rejects an unparseable JSON body once the caller is known.
+// Route-side use of the token guard: runs before body validation (so 401/403 come before 400)
+// and sets the rate-limit headers. A body that could not be read is refused after it by the core.
 import { Elysia } from "elysia";
 import type { Principal, Requirement, TokenGuard } from "../auth/guard";
 import { rateLimitHeaders } from "../auth/rate-limiter";
-import { ApiError, invalidRequestBody } from "../core/errors";
-import { isInvalidJson, requestState } from "./spine";
+import { ApiError } from "../core/errors";
+import { type RequestState, withRequestState } from "./request-state";
 
 export function authenticateRequest(
   guard: TokenGuard,
   request: Request,
+  state: RequestState,
   headers: Record<string, string | number>,
   need: Requirement,
 ): Principal {
-  const state = requestState(request);
   try {
     const { principal, rate } = guard.authenticate(
       request.headers.get("authorization"),
@@ -32,12 +32,10 @@ export function authenticateRequest(
 }
 
 export function tokenAuth(guard: TokenGuard, need: Requirement) {
-  return new Elysia({ name: `token-auth:${need.purpose}:${need.scope ?? "-"}` }).derive(
-    { as: "scoped" },
-    ({ request, set, body }) => {
-      const principal = authenticateRequest(guard, request, set.headers as Record<string, string>, need);
-      if (isInvalidJson(body)) throw invalidRequestBody();
-      return { principal };
-    },
-  );
+  return new Elysia({ name: `token-auth:${need.purpose}:${need.scope ?? "-"}` })
+    .use(withRequestState)
+    .derive({ as: "scoped" }, ({ request, requestState, set }) => {
+      const headers = set.headers as Record<string, string>;
+      return { principal: authenticateRequest(guard, request, requestState, headers, need) };
+    });
 }

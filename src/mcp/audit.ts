@@ -4,7 +4,7 @@ import type { AuditSink } from "../audit/audit-batcher";
 import type { Principal } from "../auth/guard";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
-import { requestState } from "../http/spine";
+import type { RequestState } from "../http/request-state";
 
 export interface AgentAuditFields {
   action: string;
@@ -33,11 +33,10 @@ function metricTool(action: string): string {
 export async function writeAgentAudit(
   deps: AgentAuditDeps,
   transport: "http" | "stdio",
-  request: Request,
+  state: RequestState,
   principal: Principal,
   f: AgentAuditFields,
 ): Promise<void> {
-  const state = requestState(request);
   try {
     await deps.audit.write({
       at: deps.now(),

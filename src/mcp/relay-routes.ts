@@ -11,8 +11,9 @@ import type { Principal, TokenGuard } from "../auth/guard";
 import { ApiError, invalidRequestBody, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
+import { bodyPolicyOption, DEFAULT_BODY_POLICY, isInvalidBody } from "../http/body-policy";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
-import { isInvalidJson } from "../http/spine";
+import { type RequestState, withRequestState } from "../http/request-state";
 import { authenticateRequest } from "../http/token-auth";
 import { AgentAuditFailed, type AgentAuditFields, writeAgentAudit } from "./audit";
 import { MCP_PATH } from "./routes";
@@ -35,8 +36,12 @@ export interface RelayRouteDeps {
 type Headers = Record<string, string | number>;
 
 export function relayRoutes(deps: RelayRouteDeps) {
-  function authenticate(request: Request, headers: Headers): { principal: Principal; sessionId: string } {
-    const principal = authenticateRequest(deps.guard, request, headers, {
+  function authenticate(
+    request: Request,
+    state: RequestState,
+    headers: Headers,
+  ): { principal: Principal; sessionId: string } {
+    const principal = authenticateRequest(deps.guard, request, state, headers, {
       purpose: "mcp",
       scope: "read_statements",
     });
@@ -49,12 +54,12 @@ export function relayRoutes(deps: RelayRouteDeps) {
 
   /** One audit entry; no data goes out unaudited (a failed write is 503). */
   async function audit(
-    request: Request,
+    state: RequestState,
     principal: Principal,
     f: AgentAuditFields & { sessionId: string },
   ): Promise<void> {
     try {
-      await writeAgentAudit(deps, "stdio", request, principal, f);
+      await writeAgentAudit(deps, "stdio", state, principal, f);
     } catch (e) {
       if (e instanceof AgentAuditFailed)
         throw new ApiError("service_unavailable", "Журнал аудита недоступен");
@@ -63,7 +68,7 @@ export function relayRoutes(deps: RelayRouteDeps) {
   }
 
   function parseArguments(body: unknown): Record<string, unknown> {
-    if (isInvalidJson(body)) throw invalidRequestBody();
+    if (isInvalidBody(body)) throw invalidRequestBody();
     if (body === undefined || body === null || body === "") return {};
     if (typeof body !== "object" || Array.isArray(body)) {
       throw validationError("body", "Тело запроса должно быть объектом {arguments}");
@@ -77,12 +82,14 @@ export function relayRoutes(deps: RelayRouteDeps) {
   }
 
   return new Elysia({ name: "mcp-relay" })
+    .use(withRequestState)
+    .use(bodyPolicyOption)
     .get(
       RELAY_TOOLS_PATH,
-      async ({ request, set }) => {
-        const { principal, sessionId } = authenticate(request, set.headers as Headers);
+      async ({ request, requestState: state, set }) => {
+        const { principal, sessionId } = authenticate(request, state, set.headers as Headers);
         const tools = listTools(deps.tools);
-        await audit(request, principal, { action: "mcp.tools_list", outcome: "ok", sessionId });
+        await audit(state, principal, { action: "mcp.tools_list", outcome: "ok", sessionId });
         return { tools };
       },
       {
@@ -96,13 +103,13 @@ export function relayRoutes(deps: RelayRouteDeps) {
     )
     .post(
       `${RELAY_TOOLS_PATH}/:name/call`,
-      async ({ request, set, body, params }) => {
-        const { principal, sessionId } = authenticate(request, set.headers as Headers);
+      async ({ request, requestState: state, set, body, params }) => {
+        const { principal, sessionId } = authenticate(request, state, set.headers as Headers);
         const args = parseArguments(body);
         const name = params.name;
         const outcome = callTool(deps.tools, { principal }, name, args);
         if (!outcome.found) {
-          await audit(request, principal, {
+          await audit(state, principal, {
             action: "mcp.tools_call",
             tool: name,
             arguments: args,
@@ -111,7 +118,7 @@ export function relayRoutes(deps: RelayRouteDeps) {
           });
           throw new ApiError("not_found", `Неизвестный инструмент: ${name}`, { tool: name });
         }
-        await audit(request, principal, {
+        await audit(state, principal, {
           action: `mcp.${name}`,
           tool: name,
           arguments: args,
@@ -121,6 +128,8 @@ export function relayRoutes(deps: RelayRouteDeps) {
         return outcome.result;
       },
       {
+        // The session header is checked before an unreadable body is refused (parseArguments).
+        bodyPolicy: { ...DEFAULT_BODY_POLICY, invalid: "route" },
         detail: routeDoc(
           "agents",
           "Call an agent tool (stdio relay)",

@@ -1,6 +1,6 @@
 // The agent endpoint over Streamable HTTP: POST /api/v1/mcp (JSON-RPC 2.0, one message per
 // request, answered with application/json, never SSE) and DELETE /api/v1/mcp (end a session).
-// GET is not registered, so the spine answers 405 with `Allow: POST, DELETE`.
+// GET is not registered, so the HTTP core answers 405 with `Allow: POST, DELETE`.
 //
 // Order of checks on both methods, first failure wins (HTTP envelopes):
 //   token format (401) -> rate limit (429) -> token known (401) -> IP (403 forbidden_ip)
@@ -16,8 +16,9 @@ import type { Principal, TokenGuard } from "../auth/guard";
 import { ApiError, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
+import { bodyPolicyOption, isInvalidBody } from "../http/body-policy";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
-import { isInvalidJson, requestState } from "../http/spine";
+import { type RequestState, withRequestState } from "../http/request-state";
 import { authenticateRequest } from "../http/token-auth";
 import { AgentAuditFailed, type AgentAuditFields, writeAgentAudit } from "./audit";
 import { createOriginPolicy } from "./origin";
@@ -65,17 +66,20 @@ export interface McpRouteDeps {
 
 type Headers = Record<string, string | number>;
 
+/** Agent requests are small JSON-RPC messages (decisions §2). */
+export const AGENT_BODY_LIMIT = 16 * 1024;
+
 export function mcpRoutes(deps: McpRouteDeps) {
   const originAllowed = createOriginPolicy(deps.allowedOrigins);
 
   /** The token checks, with Origin placed between IP and purpose (see the header comment). */
-  function authenticate(request: Request, headers: Headers): Principal {
+  function authenticate(request: Request, state: RequestState, headers: Headers): Principal {
     const checkOrigin = () => {
       if (!originAllowed(request.headers.get("origin"))) throw new ApiError("forbidden_origin");
     };
     let principal: Principal;
     try {
-      principal = authenticateRequest(deps.guard, request, headers, {
+      principal = authenticateRequest(deps.guard, request, state, headers, {
         purpose: "mcp",
         scope: "read_statements",
       });
@@ -97,11 +101,16 @@ export function mcpRoutes(deps: McpRouteDeps) {
     return principal;
   }
 
-  const audit = (request: Request, principal: Principal, f: AgentAuditFields) =>
-    writeAgentAudit(deps, "http", request, principal, f);
+  const audit = (state: RequestState, principal: Principal, f: AgentAuditFields) =>
+    writeAgentAudit(deps, "http", state, principal, f);
 
-  async function handle(request: Request, body: unknown, headers: Headers): Promise<unknown> {
-    const principal = authenticate(request, headers);
+  async function handle(
+    request: Request,
+    state: RequestState,
+    body: unknown,
+    headers: Headers,
+  ): Promise<unknown> {
+    const principal = authenticate(request, state, headers);
 
     // Anything that fails before a session is known is audited without one.
     const fail = async (
@@ -110,7 +119,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
       method: string | null,
       sessionId: string | null = null,
     ) => {
-      await audit(request, principal, {
+      await audit(state, principal, {
         action: method === null ? "mcp.request" : actionFor(method),
         arguments: method === null ? undefined : { method },
         outcome: String(error.code),
@@ -119,7 +128,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
       return rpcFailure(id, error);
     };
 
-    if (body === null || body === undefined || isInvalidJson(body)) {
+    if (body === null || body === undefined || isInvalidBody(body)) {
       return fail(null, new RpcError(RPC_PARSE_ERROR, "Parse error: the body is not valid JSON"), null);
     }
     let message: RpcRequest;
@@ -139,7 +148,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
           message.method,
         );
       }
-      return initialize(request, principal, id, message.params, headers);
+      return initialize(state, principal, id, message.params, headers);
     }
 
     let sessionId: string;
@@ -151,7 +160,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
     }
 
     if (isNotification(message)) {
-      await audit(request, principal, {
+      await audit(state, principal, {
         action: `mcp.notification.${message.method.replace(/^notifications\//, "")}`,
         arguments: message.params,
         outcome: "ok",
@@ -163,15 +172,15 @@ export function mcpRoutes(deps: McpRouteDeps) {
 
     switch (message.method) {
       case "ping":
-        await audit(request, principal, { action: "mcp.ping", outcome: "ok", sessionId });
+        await audit(state, principal, { action: "mcp.ping", outcome: "ok", sessionId });
         return rpcResult(id, {});
       case "tools/list": {
         const tools = listTools(deps.tools);
-        await audit(request, principal, { action: "mcp.tools_list", outcome: "ok", sessionId });
+        await audit(state, principal, { action: "mcp.tools_list", outcome: "ok", sessionId });
         return rpcResult(id, { tools });
       }
       case "tools/call":
-        return toolsCall(request, principal, id, message.params, sessionId, fail);
+        return toolsCall(state, principal, id, message.params, sessionId, fail);
       default:
         return fail(
           id,
@@ -183,7 +192,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
   }
 
   async function initialize(
-    request: Request,
+    state: RequestState,
     principal: Principal,
     id: RpcId,
     params: unknown,
@@ -191,7 +200,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
   ) {
     if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) {
       const error = new RpcError(RPC_INVALID_PARAMS, "Invalid params: expected an object");
-      await audit(request, principal, {
+      await audit(state, principal, {
         action: "mcp.initialize",
         outcome: String(error.code),
         sessionId: null,
@@ -202,7 +211,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
     const protocolVersion = negotiateProtocolVersion(p.protocolVersion);
     const session = await deps.sessions.create(principal.tokenId, protocolVersion);
     try {
-      await audit(request, principal, {
+      await audit(state, principal, {
         action: "mcp.initialize",
         arguments: { protocolVersion: p.protocolVersion, clientInfo: p.clientInfo },
         outcome: "ok",
@@ -223,7 +232,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
   }
 
   async function toolsCall(
-    request: Request,
+    state: RequestState,
     principal: Principal,
     id: RpcId,
     params: unknown,
@@ -239,7 +248,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
     }
     const outcome = callTool(deps.tools, { principal }, call.name, call.arguments);
     if (!outcome.found) {
-      await audit(request, principal, {
+      await audit(state, principal, {
         action: "mcp.tools_call",
         tool: call.name,
         arguments: call.arguments,
@@ -248,7 +257,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
       });
       return rpcFailure(id, new RpcError(RPC_METHOD_NOT_FOUND, `Unknown tool: ${call.name}`));
     }
-    await audit(request, principal, {
+    await audit(state, principal, {
       action: `mcp.${call.name}`,
       tool: call.name,
       arguments: call.arguments,
@@ -259,19 +268,20 @@ export function mcpRoutes(deps: McpRouteDeps) {
   }
 
   return new Elysia({ name: "mcp-endpoint" })
+    .use(withRequestState)
+    .use(bodyPolicyOption)
     .post(
       MCP_PATH,
-      async ({ request, body, set }) => {
+      async ({ request, requestState: state, body, set }) => {
         const headers = set.headers as Headers;
         try {
-          return await handle(request, body, headers);
+          return await handle(request, state, body, headers);
         } catch (e) {
           if (e instanceof ApiError) throw e;
           const id = salvageId(body);
           // Fail closed, like an unavailable session store: no data goes out unaudited.
           if (e instanceof AgentAuditFailed)
             throw new ApiError("service_unavailable", "Журнал аудита недоступен");
-          const state = requestState(request);
           deps.logger.error("agent request failed", {
             request_id: state.requestId,
             error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
@@ -284,6 +294,8 @@ export function mcpRoutes(deps: McpRouteDeps) {
         }
       },
       {
+        // An unreadable body is answered in JSON-RPC (-32700), after the token checks.
+        bodyPolicy: { kind: "json", limit: AGENT_BODY_LIMIT, invalid: "route" },
         detail: routeDoc(
           "agents",
           "Agent endpoint (MCP Streamable HTTP, JSON-RPC 2.0)",
@@ -305,14 +317,14 @@ export function mcpRoutes(deps: McpRouteDeps) {
     )
     .delete(
       MCP_PATH,
-      async ({ request, set }) => {
+      async ({ request, requestState: state, set }) => {
         const headers = set.headers as Headers;
-        const principal = authenticate(request, headers);
+        const principal = authenticate(request, state, headers);
         const sessionId = request.headers.get("mcp-session-id");
         if (!sessionId) throw validationError("Mcp-Session-Id", "Нужен заголовок Mcp-Session-Id");
         await deps.sessions.terminate(sessionId, principal.tokenId);
         try {
-          await audit(request, principal, { action: "mcp.session.terminate", outcome: "ok", sessionId });
+          await audit(state, principal, { action: "mcp.session.terminate", outcome: "ok", sessionId });
         } catch (e) {
           if (e instanceof AgentAuditFailed)
             throw new ApiError("service_unavailable", "Журнал аудита недоступен");

@@ -4,9 +4,10 @@
 import { Elysia, t } from "elysia";
 import type { Requirement, TokenGuard } from "../auth/guard";
 import type { ErrorCode } from "../core/errors";
+import { bodyPolicyOption, MB } from "../http/body-policy";
 import { JSON_BODY, multipartBody, routeDoc, TOKEN_ERRORS } from "../http/docs";
-import { fileField, leaveMultipartUnread, readMultipart, uuidField } from "../http/multipart";
-import { BODY_LIMITS, requestState } from "../http/spine";
+import { fileField, readMultipart, uuidField } from "../http/multipart";
+import { type RequestState, withRequestState } from "../http/request-state";
 import { authenticateRequest, tokenAuth } from "../http/token-auth";
 import type { PaymentService, RequestContext } from "./service";
 
@@ -22,8 +23,10 @@ const IDEMPOTENCY =
   "the same external_id with another payload is 409 conflict. On 500 bank_error (bank unreachable) repeat " +
   "with the same external_id: items left `submitting` are re-sent under the same bank idempotency key.";
 
-function contextOf(request: Request): RequestContext {
-  const state = requestState(request);
+/** A payment file is at most 10 MB (decisions §2). */
+const UPLOAD_LIMIT = 10 * MB;
+
+function contextOf(state: RequestState): RequestContext {
   return { requestId: state.requestId, ip: state.clientIp };
 }
 
@@ -31,29 +34,27 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
   const { service } = deps;
   return (
     new Elysia({ prefix: "/api/v1/integration/payments/imports" })
+      .use(withRequestState)
+      .use(bodyPolicyOption)
       // The upload authenticates first, then streams the body itself (10 MB, enforced while reading).
       .post(
         "",
-        async ({ request, set }) => {
-          const principal = authenticateRequest(
-            deps.guard,
-            request,
-            set.headers as Record<string, string>,
-            NEED,
-          );
-          const form = await readMultipart(request, BODY_LIMITS.paymentUpload);
+        async ({ request, requestState, set }) => {
+          const headers = set.headers as Record<string, string>;
+          const principal = authenticateRequest(deps.guard, request, requestState, headers, NEED);
+          const form = await readMultipart(request, UPLOAD_LIMIT);
           const accountId = uuidField(form, "bank_account_id");
           const file = fileField(form, "file", "файл 1C, cp1251");
           const view = service.upload(
             principal,
             { bank_account_id: accountId, file: file.bytes, filename: file.filename },
-            contextOf(request),
+            contextOf(requestState),
           );
           set.status = 201;
           return view;
         },
         {
-          parse: leaveMultipartUnread,
+          bodyPolicy: { kind: "stream", limit: UPLOAD_LIMIT },
           detail: {
             ...doc(
               "Upload a 1C payment file",
@@ -82,8 +83,8 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
       })
       .post(
         "/:import_id/submit",
-        ({ principal, params, body, request }) =>
-          service.submitImport(principal, params.import_id, body, contextOf(request)),
+        ({ principal, params, body, requestState }) =>
+          service.submitImport(principal, params.import_id, body, contextOf(requestState)),
         {
           params: t.Object({ import_id: t.String({ format: "uuid" }) }),
           parse: JSON_BODY,
@@ -102,8 +103,8 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
       )
       .post(
         "/:import_id/items/:item_id/submit",
-        ({ principal, params, body, request }) =>
-          service.submitItem(principal, params.import_id, params.item_id, body, contextOf(request)),
+        ({ principal, params, body, requestState }) =>
+          service.submitItem(principal, params.import_id, params.item_id, body, contextOf(requestState)),
         {
           params: t.Object({
             import_id: t.String({ format: "uuid" }),

@@ -5,14 +5,18 @@ import { dateInZone } from "../core/clock";
 import { ApiError, type ErrorCode, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
+import { bodyPolicyOption, MB } from "../http/body-policy";
 import { JSON_BODY, multipartBody, routeDoc, TOKEN_ERRORS } from "../http/docs";
-import { fileField, leaveMultipartUnread, readMultipart, uuidField } from "../http/multipart";
-import { BODY_LIMITS, requestState } from "../http/spine";
+import { fileField, readMultipart, uuidField } from "../http/multipart";
+import { withRequestState } from "../http/request-state";
 import { tokenAuth } from "../http/token-auth";
 import { type ExportFormat, exportStatement } from "./export";
 import type { ExportThreads } from "./export-threads";
 import type { StatementRepository } from "./repository";
 import type { StatementService } from "./service";
+
+/** A bank's statement file is at most 50 MB (decisions §11). */
+export const IMPORT_LIMIT = 50 * MB;
 
 const ACCOUNT_ERRORS: ErrorCode[] = ["not_found", "forbidden_company", "forbidden_account"];
 const doc = (summary: string, errors: ErrorCode[], success?: Record<number, string>, description?: string) =>
@@ -30,6 +34,8 @@ export function statementRoutes(deps: {
 }) {
   const { service } = deps;
   return new Elysia({ prefix: "/api/v1/integration/statements" })
+    .use(withRequestState)
+    .use(bodyPolicyOption)
     .use(tokenAuth(deps.guard, { purpose: "integration", scope: "read_statements" }))
     .post(
       "",
@@ -58,7 +64,7 @@ export function statementRoutes(deps: {
     .post(
       "/import",
       async ({ principal, request, set }) => {
-        const form = await readMultipart(request, BODY_LIMITS.statementImport);
+        const form = await readMultipart(request, IMPORT_LIMIT);
         const { created, statement } = service.importFile(principal, {
           bank_account_id: uuidField(form, "bank_account_id"),
           external_id: form.fields.get("external_id") ?? "",
@@ -68,7 +74,7 @@ export function statementRoutes(deps: {
         return statement;
       },
       {
-        parse: leaveMultipartUnread,
+        bodyPolicy: { kind: "stream", limit: IMPORT_LIMIT },
         detail: {
           ...doc(
             "Import a statement from the bank's own 1C file",
@@ -119,7 +125,7 @@ export function statementRoutes(deps: {
     })
     .get(
       "/:statement_id/export",
-      ({ principal, params, query, request }) => {
+      ({ principal, params, query, requestState }) => {
         const format = query.format as ExportFormat;
         if (!["1c", "csv", "json"].includes(format)) {
           throw validationError("format", "format: одно из 1c, csv, json");
@@ -146,7 +152,7 @@ export function statementRoutes(deps: {
           pages: (job, pages, operations) => deps.exportThreads.source(job, pages, operations),
           onFailure: (error) =>
             deps.logger.error("export failed", {
-              request_id: requestState(request).requestId,
+              request_id: requestState.requestId,
               statement_id: row.id,
               format,
               error: error instanceof Error ? error.message : String(error),

@@ -14,9 +14,10 @@ import { secretEquals, type TokenPurpose } from "../../auth/tokens";
 import type { Clock } from "../../core/clock";
 import { ApiError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
+import { bodyPolicyOption, DEFAULT_BODY_POLICY, MB } from "../../http/body-policy";
 import type { RouteDoc } from "../../http/docs";
-import { leaveMultipartUnread, type MultipartForm, readMultipart } from "../../http/multipart";
-import { BODY_LIMITS, requestState } from "../../http/spine";
+import { type MultipartForm, readMultipart } from "../../http/multipart";
+import { type RequestState, withRequestState } from "../../http/request-state";
 import type { StatementStatus } from "../../statements/repository";
 import type { StatementService } from "../../statements/service";
 import type { AdminActor, AdminService, TokenGrantInput } from "../service";
@@ -55,8 +56,12 @@ export interface AdminPagesDeps {
 }
 
 /** What Elysia hands a route; only these parts are used. */
+/** The bank's statement file, as the integration API takes it (decisions §11). */
+const STATEMENT_FILE_LIMIT = 50 * MB;
+
 interface RouteContext {
   request: Request;
+  requestState: RequestState;
   body: unknown;
   params: Record<string, string>;
   query: Record<string, string | undefined>;
@@ -114,7 +119,7 @@ const redirect = (location: string, cookie?: string): Outcome => ({ kind: "redir
 
 export function adminPages(deps: AdminPagesDeps) {
   const adminToken = deps.adminToken;
-  // No admin token configured: no pages, so /admin/... is the spine's 404 like the admin API.
+  // No admin token configured: no pages, so /admin/... is the HTTP core's 404 like the admin API.
   if (adminToken === null) return new Elysia();
 
   const { admin, statements, logger } = deps;
@@ -123,10 +128,10 @@ export function adminPages(deps: AdminPagesDeps) {
 
   const https = (ctx: RouteContext) =>
     cameOverHttps(ctx.request, deps.socketIp(ctx.request, ctx.server as never), deps.trustedProxies);
-  const actorOf = (ctx: RouteContext): AdminActor => {
-    const state = requestState(ctx.request);
-    return { requestId: state.requestId, ip: state.clientIp };
-  };
+  const actorOf = ({ requestState: state }: RouteContext): AdminActor => ({
+    requestId: state.requestId,
+    ip: state.clientIp,
+  });
   const sessionOf = (ctx: RouteContext): AdminSession | null =>
     sessions.touch(readCookie(ctx.request.headers.get("cookie"), SESSION_COOKIE));
 
@@ -161,7 +166,7 @@ export function adminPages(deps: AdminPagesDeps) {
       if (error instanceof ApiError) {
         return send(ctx, page(<MessagePage frame={f} heading="Ошибка" text={error.message} />, error.status));
       }
-      const requestId = requestState(ctx.request).requestId;
+      const requestId = ctx.requestState.requestId;
       logger.error("admin page failed", {
         request_id: requestId,
         error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
@@ -235,7 +240,7 @@ export function adminPages(deps: AdminPagesDeps) {
       !secretEquals(csrf, session.csrf)
     ) {
       logger.warn("admin form refused", {
-        request_id: requestState(ctx.request).requestId,
+        request_id: ctx.requestState.requestId,
         reason: "csrf",
       });
       const text =
@@ -435,296 +440,12 @@ export function adminPages(deps: AdminPagesDeps) {
 
   return (
     new Elysia()
-      .get(
-        "/admin/assets/:name",
-        ({ params, set }) => {
-          const asset = Object.hasOwn(ASSETS, params.name) ? ASSETS[params.name] : undefined;
-          if (!asset) throw new ApiError("not_found");
-          Object.assign(set.headers, securityHeaders(), { "content-type": asset.type });
-          return asset.body;
-        },
-        { detail: pageDoc("The stylesheet and the script of the admin pages (app.css, app.js)", "asset") },
-      )
-      .get(
-        "/admin",
-        view(() => redirect(LANDING)),
-        { detail: pageDoc("Admin pages: start (redirects to the token list)") },
-      )
-
-      // ---- sign-in and sign-out
-      .get(
-        "/admin/login",
-        (ctx) => {
-          if (sessionOf(ctx)) return send(ctx, redirect(LANDING));
-          return run(ctx, null, () => loginPage(200, null));
-        },
-        { detail: pageDoc("Admin pages: sign-in form") },
-      )
-      .post(
-        "/admin/login",
-        (ctx) =>
-          run(ctx, null, () => {
-            if (!sameOrigin(ctx.request, https(ctx))) {
-              return loginPage(403, "Запрос отклонён: форма отправлена с другого сайта.");
-            }
-            const ipKey = requestState(ctx.request).clientIp ?? "unknown";
-            const wait = throttle.retryAfter(ipKey);
-            if (wait !== null) {
-              return loginPage(429, `Слишком много неудачных попыток входа. Повторите через ${wait} с.`, {
-                "retry-after": String(wait),
-              });
-            }
-            const presented = formOf(ctx.body)?.token ?? "";
-            if (presented.length === 0 || !secretEquals(presented, adminToken)) {
-              throttle.fail(ipKey);
-              logger.warn("admin sign-in failed", {
-                request_id: requestState(ctx.request).requestId,
-                ip: ipKey,
-              });
-              return loginPage(401, "Неверный токен администратора.");
-            }
-            const previous = readCookie(ctx.request.headers.get("cookie"), SESSION_COOKIE);
-            if (previous !== null) sessions.destroy(previous);
-            const session = sessions.create();
-            admin.recordAction("admin.ui.sign_in", "admin-ui", actorOf(ctx));
-            return redirect(LANDING, sessionCookie(session.id, https(ctx)));
-          }),
-        {
-          detail: pageDoc(
-            "Admin pages: sign in with SVC_ADMIN_TOKEN (401 wrong token, 429 throttled)",
-            "form",
-          ),
-        },
-      )
-      .post(
-        "/admin/logout",
-        action((session, _form, ctx) => {
-          sessions.destroy(session.id);
-          admin.recordAction("admin.ui.sign_out", "admin-ui", actorOf(ctx));
-          return redirect("/admin/login", clearedSessionCookie(https(ctx)));
-        }),
-        { detail: pageDoc("Admin pages: sign out", "form") },
-      )
-
-      // ---- companies and accounts
-      .get(
-        "/admin/companies",
-        view((session) => companiesPage(session)),
-        { detail: pageDoc("Admin pages: companies") },
-      )
-      .post(
-        "/admin/companies",
-        action((session, form, ctx) => {
-          const result = attempt(() =>
-            admin.createCompany(
-              { name: form.name ?? "", inn: form.inn ?? "", kpp: nonEmpty(form.kpp) ?? null },
-              actorOf(ctx),
-            ),
-          );
-          if ("error" in result)
-            return companiesPage(session, result.error.status, result.error.message, form);
-          return flashThen(session, `Компания «${result.ok.name}» создана`, "/admin/companies");
-        }),
-        { detail: pageDoc("Admin pages: create a company", "form") },
-      )
-      .get(
-        "/admin/accounts",
-        view((session) => accountsPage(session)),
-        { detail: pageDoc("Admin pages: bank accounts") },
-      )
-      .post(
-        "/admin/accounts",
-        action((session, form, ctx) => {
-          const ops = nonEmpty(form.ops_per_day);
-          const result = attempt(() =>
-            admin.createBankAccount(
-              {
-                company_id: form.company_id ?? "",
-                bank: form.bank ?? "",
-                account_number: (form.account_number ?? "").trim(),
-                bik: (form.bik ?? "").trim(),
-                currency: nonEmpty(form.currency?.trim()),
-                alias: nonEmpty(form.alias?.trim()),
-                sandbox: ops === undefined ? undefined : { ops_per_day: Number(ops) },
-              },
-              actorOf(ctx),
-            ),
-          );
-          if ("error" in result)
-            return accountsPage(session, result.error.status, result.error.message, form);
-          return flashThen(
-            session,
-            `Счёт ${result.ok.alias} (${result.ok.account_number_masked}) добавлен`,
-            "/admin/accounts",
-          );
-        }),
-        { detail: pageDoc("Admin pages: add a bank account", "form") },
-      )
-
-      // ---- tokens
-      .get(
-        "/admin/tokens",
-        view((session) =>
-          page(
-            <TokensPage
-              frame={signedInFrame(session, "Токены", "tokens")}
-              tokens={admin.listTokens()}
-              companies={admin.listCompanies()}
-              accounts={admin.listBankAccounts()}
-              now={deps.clock.now()}
-            />,
-          ),
-        ),
-        { detail: pageDoc("Admin pages: tokens") },
-      )
-      .get(
-        "/admin/tokens/new",
-        view((session, ctx) =>
-          newTokenPage(session, ctx.query.company_id ?? "", purposeOf(ctx.query.purpose), randomSecret()),
-        ),
-        { detail: pageDoc("Admin pages: token creation form (per purpose)") },
-      )
-      .post(
-        "/admin/tokens",
-        action((session, form, ctx) => {
-          const formId = form.form_id ?? randomSecret();
-          if (form.form_id !== undefined && session.usedForms.has(form.form_id)) {
-            return flashThen(
-              session,
-              "Этот токен уже создан; его значение показывается только один раз.",
-              "/admin/tokens",
-              "error",
-            );
-          }
-          const purpose = form.purpose;
-          if (purpose !== "integration" && purpose !== "mcp")
-            throw new ApiError("validation_error", "Неверное назначение токена");
-          const companyId = form.company_id ?? "";
-          const result = attempt(() =>
-            admin.createToken(
-              {
-                company_id: companyId,
-                name: form.name ?? "",
-                purpose,
-                mode: form.mode === "test" ? "test" : "live",
-                scope_read_statements: form.scope_read_statements === "on",
-                scope_send_payments: form.scope_send_payments === "on",
-                accounts: grantsOf(form),
-                allowed_ips: ipsOf(form.allowed_ips),
-                rate_limit_per_minute: rateLimitOf(form.rate_limit_per_minute),
-                expires_at: asUtc(nonEmpty(form.expires_at)) ?? null,
-              },
-              actorOf(ctx),
-            ),
-          );
-          if ("error" in result) {
-            return newTokenPage(
-              session,
-              companyId,
-              purpose,
-              formId,
-              result.error.status,
-              result.error.message,
-              form,
-            );
-          }
-          if (form.form_id !== undefined) sessions.useForm(session, form.form_id);
-          const { token: raw, ...view } = result.ok;
-          return page(
-            <TokenCreatedPage
-              frame={signedInFrame(session, "Токен создан", "tokens")}
-              token={view}
-              raw={raw}
-            />,
-          );
-        }),
-        {
-          detail: pageDoc(
-            "Admin pages: create a token (the raw value is shown on this response only)",
-            "form",
-          ),
-        },
-      )
-      .get(
-        "/admin/tokens/:id",
-        view((session, ctx) => editTokenPage(session, ctx.params.id ?? "")),
-        { detail: pageDoc("Admin pages: edit a token") },
-      )
-      .post(
-        "/admin/tokens/:id",
-        action((session, form, ctx) => {
-          const id = ctx.params.id ?? "";
-          const current = UUID_RE.test(id) ? admin.tokenView(id) : null;
-          if (!current) throw new ApiError("not_found", "Токен не найден");
-          const sendScope = form.scope_send_payments === "on";
-          const result = attempt(() =>
-            admin.patchToken(
-              id,
-              {
-                name: form.name ?? current.name,
-                scope_read_statements: form.scope_read_statements === "on",
-                // The agent form has no such field; a forged one still reaches the service's refusal.
-                scope_send_payments: current.purpose === "mcp" && !sendScope ? undefined : sendScope,
-                accounts: grantsOf(form),
-                allowed_ips: ipsOf(form.allowed_ips),
-                rate_limit_per_minute: rateLimitOf(form.rate_limit_per_minute),
-                expires_at: asUtc(nonEmpty(form.expires_at)) ?? null,
-              },
-              actorOf(ctx),
-            ),
-          );
-          if ("error" in result) return editTokenPage(session, id, result.error.status, result.error.message);
-          return flashThen(session, "Изменения сохранены", `/admin/tokens/${id}`);
-        }),
-        { detail: pageDoc("Admin pages: save a token", "form") },
-      )
-      .post(
-        "/admin/tokens/:id/revoke",
-        action((session, _form, ctx) => {
-          const id = ctx.params.id ?? "";
-          if (!UUID_RE.test(id)) throw new ApiError("not_found", "Токен не найден");
-          const token = admin.revokeToken(id, actorOf(ctx));
-          return flashThen(session, `Токен ${token.token_prefix}… (${token.name}) отозван`, "/admin/tokens");
-        }),
-        { detail: pageDoc("Admin pages: revoke a token", "form") },
-      )
-
-      // ---- statements and the audit log
-      .get(
-        "/admin/statements",
-        view((session, ctx) => statementsPage(session, ctx.query)),
-        { detail: pageDoc("Admin pages: statements of every source") },
-      )
-      .post(
-        "/admin/statements",
-        action((session, form, ctx) => {
-          const input = {
-            bank_account_id: form.bank_account_id ?? "",
-            date_from: form.date_from ?? "",
-            date_to: form.date_to ?? "",
-          };
-          const result = attempt(() =>
-            admin.audited(
-              "admin.statement.order",
-              actorOf(ctx),
-              input,
-              () => statements.orderFromUi(input.bank_account_id, input.date_from, input.date_to),
-              (view) => view.statement_id,
-            ),
-          );
-          if ("error" in result)
-            return statementsPage(session, {}, result.error.status, result.error.message, form);
-          return flashThen(
-            session,
-            `Выписка заказана: ${result.ok.date_from} — ${result.ok.date_to}, статус ${result.ok.status}`,
-            "/admin/statements",
-          );
-        }),
-        { detail: pageDoc("Admin pages: order a statement via the UI", "form") },
-      )
+      .use(withRequestState)
+      .use(bodyPolicyOption)
+      // The one page that takes a file streams it (outside the guard below: one policy a route).
       .post(
         "/admin/statements/import",
-        uploadAction(BODY_LIMITS.statementImport, (session, form, files, ctx) => {
+        uploadAction(STATEMENT_FILE_LIMIT, (session, form, files, ctx) => {
           const input = { bank_account_id: form.bank_account_id ?? "" };
           const file = files.get("file");
           const result = attempt(() => {
@@ -750,44 +471,343 @@ export function adminPages(deps: AdminPagesDeps) {
           );
         }),
         {
-          parse: leaveMultipartUnread,
+          bodyPolicy: { kind: "stream", limit: STATEMENT_FILE_LIMIT },
           detail: pageDoc("Admin pages: import a statement from the bank's 1C file", "form"),
         },
       )
-      .get(
-        "/admin/audit-log",
-        view((session, ctx) => auditPage(session, ctx.query)),
-        { detail: pageDoc("Admin pages: audit log with the chart of agent calls") },
-      )
-      .get(
-        "/admin/audit-log/export",
-        (ctx) => {
-          const session = sessionOf(ctx);
-          if (!session) return send(ctx, redirect("/admin/login"));
-          const format = ctx.query.format;
-          const since = asUtc(nonEmpty(ctx.query.since));
-          const until = asUtc(nonEmpty(ctx.query.until));
-          const bad =
-            format !== "csv" && format !== "jsonl"
-              ? "Формат выгрузки: csv или jsonl"
-              : [since, until].some((v) => v !== undefined && !isInstant(v))
-                ? "Неверная дата периода"
-                : null;
-          if (bad || (format !== "csv" && format !== "jsonl")) {
-            const f = signedInFrame(session, "Ошибка", null);
-            return send(ctx, page(<MessagePage frame={f} heading="Ошибка" text={bad ?? ""} />, 400));
-          }
-          const name = `audit_${(since ?? "start").slice(0, 10)}_${(until ?? "now").slice(0, 10)}.${format}`;
-          return new Response(deps.audit.exportStream({ since, until }, format), {
-            headers: {
-              "content-type":
-                format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
-              "content-disposition": `attachment; filename="${name}"`,
-              "cache-control": "no-store",
+      // HTML forms (and JSON, as ever); a body that cannot be read is refused by the page itself
+      // (the form's anti-forgery check), as a page, not as the API's envelope.
+      .guard({ bodyPolicy: { kind: "form", limit: DEFAULT_BODY_POLICY.limit, invalid: "route" } }, (pages) =>
+        pages
+          .get(
+            "/admin/assets/:name",
+            ({ params, set }) => {
+              const asset = Object.hasOwn(ASSETS, params.name) ? ASSETS[params.name] : undefined;
+              if (!asset) throw new ApiError("not_found");
+              Object.assign(set.headers, securityHeaders(), { "content-type": asset.type });
+              return asset.body;
             },
-          });
-        },
-        { detail: pageDoc("Admin pages: the audit log of a period as CSV or JSON Lines") },
+            {
+              detail: pageDoc("The stylesheet and the script of the admin pages (app.css, app.js)", "asset"),
+            },
+          )
+          .get(
+            "/admin",
+            view(() => redirect(LANDING)),
+            { detail: pageDoc("Admin pages: start (redirects to the token list)") },
+          )
+
+          // ---- sign-in and sign-out
+          .get(
+            "/admin/login",
+            (ctx) => {
+              if (sessionOf(ctx)) return send(ctx, redirect(LANDING));
+              return run(ctx, null, () => loginPage(200, null));
+            },
+            { detail: pageDoc("Admin pages: sign-in form") },
+          )
+          .post(
+            "/admin/login",
+            (ctx) =>
+              run(ctx, null, () => {
+                if (!sameOrigin(ctx.request, https(ctx))) {
+                  return loginPage(403, "Запрос отклонён: форма отправлена с другого сайта.");
+                }
+                const ipKey = ctx.requestState.clientIp ?? "unknown";
+                const wait = throttle.retryAfter(ipKey);
+                if (wait !== null) {
+                  return loginPage(429, `Слишком много неудачных попыток входа. Повторите через ${wait} с.`, {
+                    "retry-after": String(wait),
+                  });
+                }
+                const presented = formOf(ctx.body)?.token ?? "";
+                if (presented.length === 0 || !secretEquals(presented, adminToken)) {
+                  throttle.fail(ipKey);
+                  logger.warn("admin sign-in failed", {
+                    request_id: ctx.requestState.requestId,
+                    ip: ipKey,
+                  });
+                  return loginPage(401, "Неверный токен администратора.");
+                }
+                const previous = readCookie(ctx.request.headers.get("cookie"), SESSION_COOKIE);
+                if (previous !== null) sessions.destroy(previous);
+                const session = sessions.create();
+                admin.recordAction("admin.ui.sign_in", "admin-ui", actorOf(ctx));
+                return redirect(LANDING, sessionCookie(session.id, https(ctx)));
+              }),
+            {
+              detail: pageDoc(
+                "Admin pages: sign in with SVC_ADMIN_TOKEN (401 wrong token, 429 throttled)",
+                "form",
+              ),
+            },
+          )
+          .post(
+            "/admin/logout",
+            action((session, _form, ctx) => {
+              sessions.destroy(session.id);
+              admin.recordAction("admin.ui.sign_out", "admin-ui", actorOf(ctx));
+              return redirect("/admin/login", clearedSessionCookie(https(ctx)));
+            }),
+            { detail: pageDoc("Admin pages: sign out", "form") },
+          )
+
+          // ---- companies and accounts
+          .get(
+            "/admin/companies",
+            view((session) => companiesPage(session)),
+            { detail: pageDoc("Admin pages: companies") },
+          )
+          .post(
+            "/admin/companies",
+            action((session, form, ctx) => {
+              const result = attempt(() =>
+                admin.createCompany(
+                  { name: form.name ?? "", inn: form.inn ?? "", kpp: nonEmpty(form.kpp) ?? null },
+                  actorOf(ctx),
+                ),
+              );
+              if ("error" in result)
+                return companiesPage(session, result.error.status, result.error.message, form);
+              return flashThen(session, `Компания «${result.ok.name}» создана`, "/admin/companies");
+            }),
+            { detail: pageDoc("Admin pages: create a company", "form") },
+          )
+          .get(
+            "/admin/accounts",
+            view((session) => accountsPage(session)),
+            { detail: pageDoc("Admin pages: bank accounts") },
+          )
+          .post(
+            "/admin/accounts",
+            action((session, form, ctx) => {
+              const ops = nonEmpty(form.ops_per_day);
+              const result = attempt(() =>
+                admin.createBankAccount(
+                  {
+                    company_id: form.company_id ?? "",
+                    bank: form.bank ?? "",
+                    account_number: (form.account_number ?? "").trim(),
+                    bik: (form.bik ?? "").trim(),
+                    currency: nonEmpty(form.currency?.trim()),
+                    alias: nonEmpty(form.alias?.trim()),
+                    sandbox: ops === undefined ? undefined : { ops_per_day: Number(ops) },
+                  },
+                  actorOf(ctx),
+                ),
+              );
+              if ("error" in result)
+                return accountsPage(session, result.error.status, result.error.message, form);
+              return flashThen(
+                session,
+                `Счёт ${result.ok.alias} (${result.ok.account_number_masked}) добавлен`,
+                "/admin/accounts",
+              );
+            }),
+            { detail: pageDoc("Admin pages: add a bank account", "form") },
+          )
+
+          // ---- tokens
+          .get(
+            "/admin/tokens",
+            view((session) =>
+              page(
+                <TokensPage
+                  frame={signedInFrame(session, "Токены", "tokens")}
+                  tokens={admin.listTokens()}
+                  companies={admin.listCompanies()}
+                  accounts={admin.listBankAccounts()}
+                  now={deps.clock.now()}
+                />,
+              ),
+            ),
+            { detail: pageDoc("Admin pages: tokens") },
+          )
+          .get(
+            "/admin/tokens/new",
+            view((session, ctx) =>
+              newTokenPage(session, ctx.query.company_id ?? "", purposeOf(ctx.query.purpose), randomSecret()),
+            ),
+            { detail: pageDoc("Admin pages: token creation form (per purpose)") },
+          )
+          .post(
+            "/admin/tokens",
+            action((session, form, ctx) => {
+              const formId = form.form_id ?? randomSecret();
+              if (form.form_id !== undefined && session.usedForms.has(form.form_id)) {
+                return flashThen(
+                  session,
+                  "Этот токен уже создан; его значение показывается только один раз.",
+                  "/admin/tokens",
+                  "error",
+                );
+              }
+              const purpose = form.purpose;
+              if (purpose !== "integration" && purpose !== "mcp")
+                throw new ApiError("validation_error", "Неверное назначение токена");
+              const companyId = form.company_id ?? "";
+              const result = attempt(() =>
+                admin.createToken(
+                  {
+                    company_id: companyId,
+                    name: form.name ?? "",
+                    purpose,
+                    mode: form.mode === "test" ? "test" : "live",
+                    scope_read_statements: form.scope_read_statements === "on",
+                    scope_send_payments: form.scope_send_payments === "on",
+                    accounts: grantsOf(form),
+                    allowed_ips: ipsOf(form.allowed_ips),
+                    rate_limit_per_minute: rateLimitOf(form.rate_limit_per_minute),
+                    expires_at: asUtc(nonEmpty(form.expires_at)) ?? null,
+                  },
+                  actorOf(ctx),
+                ),
+              );
+              if ("error" in result) {
+                return newTokenPage(
+                  session,
+                  companyId,
+                  purpose,
+                  formId,
+                  result.error.status,
+                  result.error.message,
+                  form,
+                );
+              }
+              if (form.form_id !== undefined) sessions.useForm(session, form.form_id);
+              const { token: raw, ...view } = result.ok;
+              return page(
+                <TokenCreatedPage
+                  frame={signedInFrame(session, "Токен создан", "tokens")}
+                  token={view}
+                  raw={raw}
+                />,
+              );
+            }),
+            {
+              detail: pageDoc(
+                "Admin pages: create a token (the raw value is shown on this response only)",
+                "form",
+              ),
+            },
+          )
+          .get(
+            "/admin/tokens/:id",
+            view((session, ctx) => editTokenPage(session, ctx.params.id ?? "")),
+            { detail: pageDoc("Admin pages: edit a token") },
+          )
+          .post(
+            "/admin/tokens/:id",
+            action((session, form, ctx) => {
+              const id = ctx.params.id ?? "";
+              const current = UUID_RE.test(id) ? admin.tokenView(id) : null;
+              if (!current) throw new ApiError("not_found", "Токен не найден");
+              const sendScope = form.scope_send_payments === "on";
+              const result = attempt(() =>
+                admin.patchToken(
+                  id,
+                  {
+                    name: form.name ?? current.name,
+                    scope_read_statements: form.scope_read_statements === "on",
+                    // The agent form has no such field; a forged one still reaches the service's refusal.
+                    scope_send_payments: current.purpose === "mcp" && !sendScope ? undefined : sendScope,
+                    accounts: grantsOf(form),
+                    allowed_ips: ipsOf(form.allowed_ips),
+                    rate_limit_per_minute: rateLimitOf(form.rate_limit_per_minute),
+                    expires_at: asUtc(nonEmpty(form.expires_at)) ?? null,
+                  },
+                  actorOf(ctx),
+                ),
+              );
+              if ("error" in result)
+                return editTokenPage(session, id, result.error.status, result.error.message);
+              return flashThen(session, "Изменения сохранены", `/admin/tokens/${id}`);
+            }),
+            { detail: pageDoc("Admin pages: save a token", "form") },
+          )
+          .post(
+            "/admin/tokens/:id/revoke",
+            action((session, _form, ctx) => {
+              const id = ctx.params.id ?? "";
+              if (!UUID_RE.test(id)) throw new ApiError("not_found", "Токен не найден");
+              const token = admin.revokeToken(id, actorOf(ctx));
+              return flashThen(
+                session,
+                `Токен ${token.token_prefix}… (${token.name}) отозван`,
+                "/admin/tokens",
+              );
+            }),
+            { detail: pageDoc("Admin pages: revoke a token", "form") },
+          )
+
+          // ---- statements and the audit log
+          .get(
+            "/admin/statements",
+            view((session, ctx) => statementsPage(session, ctx.query)),
+            { detail: pageDoc("Admin pages: statements of every source") },
+          )
+          .post(
+            "/admin/statements",
+            action((session, form, ctx) => {
+              const input = {
+                bank_account_id: form.bank_account_id ?? "",
+                date_from: form.date_from ?? "",
+                date_to: form.date_to ?? "",
+              };
+              const result = attempt(() =>
+                admin.audited(
+                  "admin.statement.order",
+                  actorOf(ctx),
+                  input,
+                  () => statements.orderFromUi(input.bank_account_id, input.date_from, input.date_to),
+                  (view) => view.statement_id,
+                ),
+              );
+              if ("error" in result)
+                return statementsPage(session, {}, result.error.status, result.error.message, form);
+              return flashThen(
+                session,
+                `Выписка заказана: ${result.ok.date_from} — ${result.ok.date_to}, статус ${result.ok.status}`,
+                "/admin/statements",
+              );
+            }),
+            { detail: pageDoc("Admin pages: order a statement via the UI", "form") },
+          )
+          .get(
+            "/admin/audit-log",
+            view((session, ctx) => auditPage(session, ctx.query)),
+            { detail: pageDoc("Admin pages: audit log with the chart of agent calls") },
+          )
+          .get(
+            "/admin/audit-log/export",
+            (ctx) => {
+              const session = sessionOf(ctx);
+              if (!session) return send(ctx, redirect("/admin/login"));
+              const format = ctx.query.format;
+              const since = asUtc(nonEmpty(ctx.query.since));
+              const until = asUtc(nonEmpty(ctx.query.until));
+              const bad =
+                format !== "csv" && format !== "jsonl"
+                  ? "Формат выгрузки: csv или jsonl"
+                  : [since, until].some((v) => v !== undefined && !isInstant(v))
+                    ? "Неверная дата периода"
+                    : null;
+              if (bad || (format !== "csv" && format !== "jsonl")) {
+                const f = signedInFrame(session, "Ошибка", null);
+                return send(ctx, page(<MessagePage frame={f} heading="Ошибка" text={bad ?? ""} />, 400));
+              }
+              const name = `audit_${(since ?? "start").slice(0, 10)}_${(until ?? "now").slice(0, 10)}.${format}`;
+              return new Response(deps.audit.exportStream({ since, until }, format), {
+                headers: {
+                  "content-type":
+                    format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
+                  "content-disposition": `attachment; filename="${name}"`,
+                  "cache-control": "no-store",
+                },
+              });
+            },
+            { detail: pageDoc("Admin pages: the audit log of a period as CSV or JSON Lines") },
+          ),
       )
   );
 }

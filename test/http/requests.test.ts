@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { bodyLimitFor } from "../../src/http/spine";
 import { ADMIN_TOKEN, BASE, json, makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
 
@@ -287,24 +286,20 @@ describe("request bodies", () => {
   });
 
   test("the agent endpoint allows 16 KB and the payment upload 10 MB, with or without a trailing slash", async () => {
-    expect(bodyLimitFor("POST", "/api/v1/mcp")).toBe(16 * 1024);
-    expect(bodyLimitFor("POST", "/api/v1/mcp/")).toBe(16 * 1024);
-    expect(bodyLimitFor("POST", "/api/v1/integration/payments/imports")).toBe(10 * MB);
-    expect(bodyLimitFor("POST", "/api/v1/integration/payments/imports/")).toBe(10 * MB);
-    expect(bodyLimitFor("POST", "/api/v1/integration/statements")).toBe(MB);
-    expect(bodyLimitFor("PATCH", "/admin/api/tokens/x")).toBe(MB);
-
     const t = makeTestApp();
     for (const path of ["/api/v1/mcp", "/api/v1/mcp/"]) {
       const res = await t.request("POST", path, { body: "x".repeat(16 * 1024 + 1) });
       const details = await expectError(res, 413, "payload_too_large");
       expect(details.limit_bytes).toBe(16 * 1024);
     }
-    const upload = "/api/v1/integration/payments/imports";
-    const notTooLarge = await t.request("POST", upload, { body: "x".repeat(2 * MB) });
-    expect(notTooLarge.status).not.toBe(413);
-    const tooLarge = await t.request("POST", upload, { body: "x".repeat(10 * MB + 1) });
-    expect((await expectError(tooLarge, 413, "payload_too_large")).limit_bytes).toBe(10 * MB);
+    for (const upload of ["/api/v1/integration/payments/imports", "/api/v1/integration/payments/imports/"]) {
+      const notTooLarge = await t.request("POST", upload, { body: "x".repeat(2 * MB) });
+      expect(notTooLarge.status).not.toBe(413);
+      const tooLarge = await t.request("POST", upload, { body: "x".repeat(10 * MB + 1) });
+      expect((await expectError(tooLarge, 413, "payload_too_large")).limit_bytes).toBe(10 * MB);
+    }
+    const order = await t.request("POST", "/api/v1/integration/statements", { body: "x".repeat(MB + 1) });
+    expect((await expectError(order, 413, "payload_too_large")).limit_bytes).toBe(MB);
   });
 
   test("a body of exactly 1 MB is read (no 413)", async () => {

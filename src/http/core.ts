@@ -1,0 +1,32 @@
+// The HTTP core: small route-agnostic plugins, in the order they act — request id, client
+// address, body parsing by each route's declared policy, the error envelope, the access log.
+// Nothing here names a feature's path; a route with a new kind of body declares it.
+import { Elysia } from "elysia";
+import type { IpRange } from "../auth/ip";
+import type { Logger } from "../core/logger";
+import type { Metrics } from "../core/metrics";
+import { accessLogPlugin } from "./access-log";
+import { type BodyPolicies, bodyParsing } from "./body-policy";
+import { clientIpPlugin, type SocketIp } from "./client-ip";
+import { errorEnvelopePlugin } from "./error-envelope";
+import { requestIdPlugin } from "./request-id";
+
+export interface HttpCoreDeps {
+  logger: Logger;
+  trustedProxies: IpRange[];
+  socketIp: SocketIp;
+  /** Filled once the app is built: method and path pattern of every route, for 405 answers. */
+  routes: () => { method: string; path: string }[];
+  /** Filled once the app is built: each route's declared body policy. */
+  bodyPolicies: BodyPolicies;
+  metrics?: Pick<Metrics, "httpRequest">;
+}
+
+export function httpCore(deps: HttpCoreDeps) {
+  return new Elysia({ name: "http-core" })
+    .use(requestIdPlugin())
+    .use(clientIpPlugin(deps))
+    .use(bodyParsing(deps.bodyPolicies))
+    .use(errorEnvelopePlugin(deps))
+    .use(accessLogPlugin(deps));
+}

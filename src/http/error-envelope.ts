@@ -1,0 +1,132 @@
+// The one error handler: every error becomes the envelope with its status (ApiError as thrown;
+// the framework's not-found, parse and validation errors mapped to the spec's codes; anything
+// else 500 internal_error, logged with the request id, never a stack trace in a body).
+import { Elysia } from "elysia";
+import { ApiError, errorEnvelope, invalidRequestBody, validationError } from "../core/errors";
+import type { Logger } from "../core/logger";
+import { type RequestState, withRequestState } from "./request-state";
+
+export interface ErrorEnvelopeDeps {
+  logger: Logger;
+  /** Filled once the app is built: method and path pattern of every route, for 405 answers. */
+  routes: () => { method: string; path: string }[];
+}
+
+// The router ignores one trailing slash ("/x/" and "/x" are the same route); so do the body
+// limits and the 405 answers.
+const trimSlash = (p: string) => (p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p);
+
+function pathPatternMatches(pattern: string, path: string): boolean {
+  const a = trimSlash(pattern).split("/");
+  const b = trimSlash(path).split("/");
+  if (a.length !== b.length) return a[a.length - 1] === "*" && b.length >= a.length - 1;
+  return a.every((seg, i) => seg.startsWith(":") || seg === "*" || seg === b[i]);
+}
+
+function allowedMethods(routes: { method: string; path: string }[], path: string): string[] {
+  const methods = new Set<string>();
+  for (const r of routes) {
+    if (r.method !== "ALL" && pathPatternMatches(r.path, path)) methods.add(r.method);
+  }
+  return [...methods];
+}
+
+export function errorEnvelopePlugin(deps: ErrorEnvelopeDeps) {
+  return new Elysia({ name: "error-envelope" }).use(withRequestState).onError({ as: "global" }, (ctx) => {
+    const { code, error, set, request, path } = ctx;
+    const state = (ctx as unknown as { requestState?: RequestState }).requestState;
+    // A body that could not be read meets the route's schema after its derive hooks, where its
+    // token was checked: refused as such, before any field is judged.
+    const apiError =
+      state?.bodyUnreadable && code === "VALIDATION"
+        ? invalidRequestBody()
+        : toApiError(code, error, request, path, deps);
+    if (apiError.code === "internal_error") {
+      deps.logger.error("unhandled error", {
+        request_id: state?.requestId,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        stack: error instanceof Error ? error.stack : undefined,
+      });
+    }
+    set.status = apiError.status;
+    if (state) set.headers["x-request-id"] = state.requestId;
+    set.headers["content-type"] = "application/json; charset=utf-8";
+    for (const [k, v] of Object.entries(apiError.headers ?? {})) set.headers[k] = v;
+    return errorEnvelope(apiError);
+  });
+}
+
+function toApiError(
+  code: unknown,
+  error: unknown,
+  request: Request,
+  path: string,
+  deps: ErrorEnvelopeDeps,
+): ApiError {
+  if (error instanceof ApiError) return error;
+  // Errors thrown while parsing (our 413) arrive wrapped in Elysia's ParseError.
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (cause instanceof ApiError) return cause;
+  switch (code) {
+    case "NOT_FOUND": {
+      const methods = allowedMethods(deps.routes(), path);
+      if (methods.length > 0 && !methods.includes(request.method)) {
+        return new ApiError(
+          "method_not_allowed",
+          undefined,
+          { allow: methods },
+          { allow: methods.join(", ") },
+        );
+      }
+      return new ApiError("not_found");
+    }
+    case "PARSE":
+      return invalidRequestBody();
+    case "VALIDATION":
+      try {
+        return fromValidation(error);
+      } catch {
+        // Describing the failure failed (an odd value in the message): still the client's mistake.
+        return validationError("body", "Ошибка валидации запроса");
+      }
+    default:
+      return new ApiError("internal_error");
+  }
+}
+
+interface TypeboxIssue {
+  path: string;
+  message: string;
+  schema?: { format?: string };
+  value?: unknown;
+}
+
+// Elysia's validation errors carry TypeBox issues. A malformed UUID in the body or the path is
+// "invalid request body" (before field validation); anything else is validation_error naming the field.
+function fromValidation(error: unknown): ApiError {
+  const e = error as { type?: string; all?: TypeboxIssue[]; value?: unknown };
+  const issues = (e.all ?? []).filter((i) => typeof i.path === "string");
+  const where = e.type ?? "body";
+  if ((where === "body" || where === "params") && (e.value === undefined || e.value === null)) {
+    return invalidRequestBody();
+  }
+  if (where === "body" || where === "params") {
+    const badUuid = issues.find((i) => i.schema?.format === "uuid" && typeof i.value === "string");
+    if (badUuid) return invalidRequestBody({ field: fieldName(badUuid.path) });
+  }
+  const first = issues[0];
+  if (!first) return validationError(where, "Ошибка валидации запроса");
+  const field = fieldName(first.path);
+  return validationError(field, `Неверное значение поля ${field}: ${first.message}`);
+}
+
+function fieldName(pointer: string): string {
+  return (
+    pointer
+      .replace(/^\//, "")
+      .split("/")
+      .map((seg) => (/^\d+$/.test(seg) ? `[${seg}]` : seg))
+      .join(".")
+      .replace(/\.\[/g, "[") || "body"
+  );
+}
