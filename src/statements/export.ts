@@ -198,6 +198,8 @@ export function exportStatement(
     onFailure?: (error: unknown) => void;
     /** Bytes of each page as it goes out (for the export metrics). */
     onBytes?: (bytes: number) => void;
+    /** csv: start with the UTF-8 byte order mark (Excel in a Russian locale reads the file as cp1251 without it). */
+    bom?: boolean;
   },
 ): ExportFile {
   const base = `stmt_${account.alias}_${statement.date_from}_${statement.date_to}`;
@@ -231,11 +233,12 @@ export function exportStatement(
       return {
         filename: `${base}.csv`,
         contentType: "text/csv; charset=utf-8",
-        body: exportStream(source, csvHeader, () => "", null),
+        body: exportStream(source, opts.bom ? () => `\uFEFF${csvHeader()}` : csvHeader, () => "", null),
       };
     case "1c":
       return {
-        filename: `${base}.txt`,
+        // The default version keeps the name decisions §5 gives; 1.02 says so, so the two differ.
+        filename: opts.version === "1.02" ? `${base}_1.02.txt` : `${base}.txt`,
         contentType: "text/plain; charset=windows-1251",
         body: exportStream(
           source,

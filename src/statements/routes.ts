@@ -136,7 +136,24 @@ export function statementRoutes(deps: {
         const version = query.version ?? "1.03";
         if (version !== "1.02" && version !== "1.03")
           throw validationError("version", "version: 1.02 или 1.03");
+        if (query.bom !== undefined && format !== "csv") {
+          throw validationError("bom", "bom допустим только для format=csv");
+        }
+        if (query.bom !== undefined && query.bom !== "0" && query.bom !== "1") {
+          throw validationError("bom", "bom: 1 (с меткой порядка байтов UTF-8) или 0");
+        }
         const { row, account } = service.owned(principal, params.statement_id);
+        if (row.status === "failed") {
+          // The spec's code, but plainly: a failed statement never becomes ready; retrying is useless.
+          throw new ApiError(
+            "not_ready",
+            `Выписка не будет готова: банк ответил ошибкой (${row.error_code ?? "bank_error"}). Закажите выписку заново`,
+            {
+              status: "failed",
+              error: { code: row.error_code ?? "bank_error", message: row.error_message ?? "Ошибка банка" },
+            },
+          );
+        }
         if (row.status !== "ready") throw new ApiError("not_ready", undefined, { status: row.status });
         const now = deps.now();
         const time = new Intl.DateTimeFormat("en-GB", {
@@ -148,6 +165,7 @@ export function statementRoutes(deps: {
         }).format(now);
         const file = exportStatement(deps.repo, row, account, format, {
           version,
+          bom: query.bom === "1",
           created: { date: dateInZone(now, deps.timezone), time },
           pages: (job, pages, operations) => deps.exportThreads.source(job, pages, operations),
           onFailure: (error) =>
@@ -171,6 +189,12 @@ export function statementRoutes(deps: {
         query: t.Object({
           format: t.String({ description: "1c, csv or json" }),
           version: t.Optional(t.String({ description: "1.02 or 1.03 (default), only with format=1c" })),
+          bom: t.Optional(
+            t.String({
+              description:
+                "1: the csv starts with the UTF-8 byte order mark (for Excel in a Russian locale); 0 (default): without",
+            }),
+          ),
         }),
         detail: doc("Download a ready statement", [
           "invalid request body",

@@ -277,3 +277,43 @@ describe("json export objects", () => {
     });
   });
 });
+
+describe("export names and the csv byte order mark", () => {
+  test("1.02 and 1.03 downloads have different names; the default keeps the decisions' name", async () => {
+    const t = makeTestApp();
+    const w = t.fixtures.world();
+    const id = await readyStatement(t, w.token, w.account.bank_account_id, "2026-11-01", "2026-11-02");
+    const name = async (query: string) =>
+      (await t.request("GET", `${PATH}/${id}/export?${query}`, { token: w.token })).headers.get(
+        "content-disposition",
+      );
+    const base = `stmt_${w.account.alias}_2026-11-01_2026-11-02`;
+    expect(await name("format=1c")).toBe(`attachment; filename="${base}.txt"`);
+    expect(await name("format=1c&version=1.03")).toBe(`attachment; filename="${base}.txt"`);
+    expect(await name("format=1c&version=1.02")).toBe(`attachment; filename="${base}_1.02.txt"`);
+  });
+
+  test("bom=1 starts the csv with the UTF-8 byte order mark; by default there is none; bom elsewhere is 400", async () => {
+    const t = makeTestApp();
+    const w = t.fixtures.world();
+    const id = await readyStatement(t, w.token, w.account.bank_account_id, "2026-11-01", "2026-11-02");
+    const bytes = async (query: string) =>
+      new Uint8Array(
+        await (await t.request("GET", `${PATH}/${id}/export?${query}`, { token: w.token })).arrayBuffer(),
+      );
+    const plain = await bytes("format=csv");
+    const marked = await bytes("format=csv&bom=1");
+    expect([...plain.subarray(0, 3)]).not.toEqual([0xef, 0xbb, 0xbf]);
+    expect([...marked.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(Buffer.from(marked.subarray(3)).equals(Buffer.from(plain))).toBe(true);
+    expect(Buffer.from(await bytes("format=csv&bom=0")).equals(Buffer.from(plain))).toBe(true);
+    for (const query of ["format=json&bom=1", "format=1c&bom=1", "format=csv&bom=yes"]) {
+      const details = await expectError(
+        await t.request("GET", `${PATH}/${id}/export?${query}`, { token: w.token }),
+        400,
+        "validation_error",
+      );
+      expect(details.field).toBe("bom");
+    }
+  });
+});

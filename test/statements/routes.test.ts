@@ -204,11 +204,15 @@ describe("POST /api/v1/integration/statements", () => {
     expect(polled.status).toBe("failed");
     expect(polled.error).toMatchObject({ code: "bank_error" });
     expect(polled).not.toHaveProperty("operations_count");
-    await expectError(
-      await t.request("GET", `${PATH}/${created.statement_id}/export?format=json`, { token: w.token }),
-      409,
-      "not_ready",
-    );
+    const res = await t.request("GET", `${PATH}/${created.statement_id}/export?format=json`, {
+      token: w.token,
+    });
+    const body = (await res.clone().json()) as { error: { message: string } };
+    const details = await expectError(res, 409, "not_ready");
+    // The spec's code, said plainly: it failed and will never be ready (clients stop on details.status).
+    expect(details).toMatchObject({ status: "failed", error: { code: "bank_error" } });
+    expect(body.error.message).toContain("не будет готова");
+    expect(body.error.message).not.toContain("ещё не готова");
   });
 });
 
