@@ -59,8 +59,47 @@ export function seedDemo(admin: AdminService): DemoResult | null {
   };
 }
 
+/** How the operator signs in to the admin pages of a demo. */
+export interface DemoSignIn {
+  /** The admin pages' address. */
+  url: string;
+  /** The admin token when this run generated it (shown once), else null. */
+  token: string | null;
+  /** Where the token is kept: "SVC_ADMIN_TOKEN", a file beside the database, or null (in memory). */
+  source: string | null;
+}
+
+function signInLines(signIn: DemoSignIn): string[] {
+  if (signIn.token !== null) {
+    return [
+      `Admin pages: ${signIn.url}`,
+      `  sign in with the admin token: ${signIn.token}`,
+      signIn.source
+        ? `  (generated for this demo and kept in ${signIn.source}; set SVC_ADMIN_TOKEN to use your own)`
+        : "",
+    ].filter((l) => l !== "");
+  }
+  return [
+    `Admin pages: ${signIn.url}`,
+    `  sign in with the admin token from ${signIn.source ?? "SVC_ADMIN_TOKEN"}`,
+  ];
+}
+
+/** A `--demo` start on a database that already holds data: where it is and what to do next. */
+export function demoAgainBanner(dbPath: string, signIn: DemoSignIn): string {
+  return [
+    "",
+    `Demo data already in ${dbPath}; its tokens were shown once, when it was created.`,
+    ...signInLines(signIn),
+    "New tokens: on the admin pages (Токены → Новый токен), or with",
+    "  svc admin token create --company <company_id> --purpose integration --read-statements --account <bank_account_id>",
+    `To start over: stop svc and delete ${dbPath} (with its -wal and -shm files); the next start makes new demo data.`,
+    "",
+  ].join("\n");
+}
+
 /** `today` is the calendar date in the business time zone: a later date_to would be refused. */
-export function demoBanner(demo: DemoResult, baseUrl: string, today: string): string {
+export function demoBanner(demo: DemoResult, baseUrl: string, today: string, signIn?: DemoSignIn): string {
   const main = demo.accounts[0]!;
   const to = today;
   const from = `${to.slice(0, 8)}01`;
@@ -83,5 +122,6 @@ export function demoBanner(demo: DemoResult, baseUrl: string, today: string): st
     `    -H 'Content-Type: application/json' -i \\`,
     `    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'`,
     "",
+    ...(signIn ? [...signInLines(signIn), ""] : []),
   ].join("\n");
 }

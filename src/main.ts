@@ -1,5 +1,5 @@
 // Composition root: config -> database -> services -> app -> workers -> listen.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { createApp } from "./app";
@@ -10,7 +10,7 @@ import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./core/c
 import { createLogger, flushStdout, type Logger } from "./core/logger";
 import { migrate, openDatabase } from "./db/open";
 import { WalCheckpointer } from "./db/sqlite/wal-checkpointer";
-import { demoBanner, seedDemo } from "./demo";
+import { type DemoSignIn, demoAgainBanner, demoBanner, seedDemo } from "./demo";
 import { ScheduledBackups } from "./ops/scheduled-backups";
 
 export const VERSION: string = pkg.version;
@@ -57,6 +57,40 @@ export function resolveSecretKey(config: Config, demo: boolean, logger: Logger):
   return key;
 }
 
+/** Where `--demo` keeps the admin token it generated when SVC_ADMIN_TOKEN was unset. */
+export function demoAdminTokenFile(dbPath: string): string {
+  return join(dirname(dbPath), "admin.token");
+}
+
+/**
+ * The admin token of a `--demo` run: SVC_ADMIN_TOKEN when set; else the one kept beside the
+ * database (mode 0600), made on the first run, so the operator can always sign in to /admin.
+ * Without --demo nothing is read or made: an unset SVC_ADMIN_TOKEN keeps the admin API closed.
+ */
+export function resolveDemoAdminToken(config: Config): {
+  token: string;
+  source: "env" | "file";
+  created: boolean;
+} {
+  if (config.adminToken) return { token: config.adminToken, source: "env", created: false };
+  const generate = () => Buffer.from(secureRandomBytes(24)).toString("hex");
+  if (config.dbPath === ":memory:") return { token: generate(), source: "file", created: true };
+  const file = demoAdminTokenFile(config.dbPath);
+  if (existsSync(file)) {
+    const token = readFileSync(file, "utf8").trim();
+    if (token.length >= 32 && !/\s/.test(token)) return { token, source: "file", created: false };
+    throw new ConfigError(
+      "SVC_ADMIN_TOKEN",
+      `${file} does not hold an admin token of at least 32 characters`,
+    );
+  }
+  const token = generate();
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return { token, source: "file", created: true };
+}
+
 export function openServices(config: Config, options: StartOptions = {}): Services {
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = openDatabase(config.dbPath);
@@ -68,6 +102,8 @@ export function openServices(config: Config, options: StartOptions = {}): Servic
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const admin = options.demo ? resolveDemoAdminToken(config) : null;
+  if (admin) config = { ...config, adminToken: admin.token };
   const services = openServices(config, options);
   const { logger } = services;
   const app = createApp(services, { version: VERSION });
@@ -114,10 +150,22 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       }),
   );
   logger.info("listening", { url, port, version: VERSION, db: config.dbPath });
-  if (demo) {
+  if (admin) {
     const today = dateInZone(services.clock.now(), config.timezone);
     flushStdout(); // the banner follows the "listening" line
-    (options.print ?? ((t: string) => process.stdout.write(t)))(demoBanner(demo, url, today));
+    const signIn: DemoSignIn = {
+      url: `${url}/admin`,
+      token: admin.created ? admin.token : null,
+      source:
+        admin.source === "env"
+          ? "SVC_ADMIN_TOKEN"
+          : config.dbPath === ":memory:"
+            ? null
+            : demoAdminTokenFile(config.dbPath),
+    };
+    (options.print ?? ((t: string) => process.stdout.write(t)))(
+      demo ? demoBanner(demo, url, today, signIn) : demoAgainBanner(config.dbPath, signIn),
+    );
   }
 
   let stopping: Promise<void> | null = null;

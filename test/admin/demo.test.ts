@@ -1,10 +1,33 @@
 import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { ManualClock } from "../../src/core/clock";
 import { createLogger } from "../../src/core/logger";
 import { demoBanner, seedDemo } from "../../src/demo";
 import { startServer } from "../../src/main";
 import { makeTestApp } from "../helpers/app";
+import { tempDir } from "../helpers/server";
+
+async function demoRun(env: Record<string, string>) {
+  const printed: string[] = [];
+  const server = await startServer(loadConfig({ SVC_PORT: "0", ...env }), {
+    demo: true,
+    logger: createLogger("error", () => {}),
+    print: (s) => printed.push(s),
+  });
+  return { server, text: printed.join("") };
+}
+
+async function signsIn(url: string, token: string): Promise<boolean> {
+  const res = await fetch(`${url}/admin/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: url },
+    body: new URLSearchParams({ token }).toString(),
+    redirect: "manual",
+  });
+  return res.status === 303;
+}
 
 describe("demo data", () => {
   test("an empty database gets a company, one account per sandbox bank and two test tokens", () => {
@@ -59,6 +82,51 @@ describe("demo data", () => {
       expect(printed[0]).toContain('"date_from":"2026-11-01","date_to":"2026-11-20"');
     } finally {
       await server.stop();
+    }
+  });
+
+  test("--demo on an empty database leaves the operator able to sign in; a second run says where things are", async () => {
+    const dir = tempDir();
+    const dbPath = join(dir, "svc.db");
+    const first = await demoRun({ SVC_DB_PATH: dbPath });
+    let token: string;
+    try {
+      expect(first.text).toContain(`Admin pages: ${first.server.url}/admin`);
+      token = /sign in with the admin token: ([0-9a-f]{48})/.exec(first.text)?.[1] ?? "";
+      expect(token).toHaveLength(48);
+      const file = join(dir, "admin.token");
+      expect(readFileSync(file, "utf8").trim()).toBe(token);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(await signsIn(first.server.url, token)).toBe(true);
+    } finally {
+      await first.server.stop();
+    }
+
+    const second = await demoRun({ SVC_DB_PATH: dbPath });
+    try {
+      expect(second.text).toContain(`Demo data already in ${dbPath}`);
+      expect(second.text).toContain(`sign in with the admin token from ${join(dir, "admin.token")}`);
+      expect(second.text).toContain("svc admin token create");
+      expect(second.text).toContain(`delete ${dbPath}`);
+      // Shown once: not again.
+      expect(second.text).not.toContain(token);
+      expect(await signsIn(second.server.url, token)).toBe(true);
+    } finally {
+      await second.server.stop();
+    }
+  });
+
+  test("--demo with SVC_ADMIN_TOKEN set uses it, makes no file and never prints it", async () => {
+    const dir = tempDir();
+    const adminToken = "operator-chosen-admin-token-0123456789";
+    const run = await demoRun({ SVC_DB_PATH: join(dir, "svc.db"), SVC_ADMIN_TOKEN: adminToken });
+    try {
+      expect(run.text).toContain("sign in with the admin token from SVC_ADMIN_TOKEN");
+      expect(run.text).not.toContain(adminToken);
+      expect(existsSync(join(dir, "admin.token"))).toBe(false);
+      expect(await signsIn(run.server.url, adminToken)).toBe(true);
+    } finally {
+      await run.server.stop();
     }
   });
 });
