@@ -1,12 +1,20 @@
 // REST routes of the integration API for payment files: upload (multipart, streamed), read,
 // submit all drafts, submit one item. Token: purpose integration, scope send_payments, and
 // allow_send_payments on the account.
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { Requirement, TokenGuard } from "../auth/guard";
 import { type ErrorCode, invalidRequestBody, validationError } from "../core/errors";
-import { JSON_BODY, routeDoc, TOKEN_ERRORS } from "../http/docs";
+import { JSON_BODY, routeDoc, type SuccessDoc, TOKEN_ERRORS } from "../http/docs";
 import { BODY_LIMITS, requestState } from "../http/spine";
 import { authenticateRequest, tokenAuth } from "../http/token-auth";
+import {
+  ImportIdParams,
+  ItemIdParams,
+  PaymentImportSchema,
+  PaymentItemSchema,
+  SubmitBody,
+  UploadForm,
+} from "./model";
 import { readMultipart } from "./multipart";
 import type { PaymentService, RequestContext } from "./service";
 
@@ -16,8 +24,13 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** Marks a multipart body left unread for the route to stream. */
 const STREAMED = Object.freeze({ __streamed: true as const });
 
-const doc = (summary: string, errors: ErrorCode[], success?: Record<number, string>, description?: string) =>
-  routeDoc("payments", summary, [...TOKEN_ERRORS, ...errors], { success, description });
+// Responses documented from the model's schemas, not validated at run time (see statements/routes.ts).
+const doc = (
+  summary: string,
+  errors: ErrorCode[],
+  success: Record<number, string | SuccessDoc>,
+  description?: string,
+) => routeDoc("payments", summary, [...TOKEN_ERRORS, ...errors], { success, description });
 
 const IDEMPOTENCY =
   "Idempotent by (api_token_id, external_id, payload_hash), the hash over the route, the import and the " +
@@ -75,7 +88,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
                 ...ACCOUNT_ERRORS,
                 "account_mismatch",
               ],
-              { 201: "Import created; every item is a draft" },
+              { 201: { description: "Import created; every item is a draft", schema: PaymentImportSchema } },
               "multipart/form-data with `bank_account_id` (uuid) and `file` (1CClientBankExchange, cp1251, or " +
                 "cp866 with Кодировка=DOS; at most 10 MB, else 413). A file that is not a valid exchange file, " +
                 "or lacks a field required in files to the bank, or has a bad INN, account key, amount or date, " +
@@ -85,16 +98,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
             requestBody: {
               required: true,
               content: {
-                "multipart/form-data": {
-                  schema: {
-                    type: "object",
-                    required: ["bank_account_id", "file"],
-                    properties: {
-                      bank_account_id: { type: "string", format: "uuid" },
-                      file: { type: "string", format: "binary" },
-                    },
-                  },
-                },
+                "multipart/form-data": { schema: UploadForm },
               },
             },
           },
@@ -102,25 +106,28 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
       )
       .use(tokenAuth(deps.guard, NEED))
       .get("/:import_id", ({ principal, params }) => service.get(principal, params.import_id), {
-        params: t.Object({ import_id: t.String({ format: "uuid" }) }),
-        detail: doc("An import with its items", ["invalid request body", ...ACCOUNT_ERRORS]),
+        params: ImportIdParams,
+        detail: doc("An import with its items", ["invalid request body", ...ACCOUNT_ERRORS], {
+          200: { description: "The import", schema: PaymentImportSchema },
+        }),
       })
       .post(
         "/:import_id/submit",
         ({ principal, params, body, request }) =>
           service.submitImport(principal, params.import_id, body, contextOf(request)),
         {
-          params: t.Object({ import_id: t.String({ format: "uuid" }) }),
+          params: ImportIdParams,
           parse: JSON_BODY,
-          body: t.Object({
-            external_id: t.String({
-              description: "Idempotency key: trimmed, 1–256 characters, unique per token",
-            }),
-          }),
+          body: SubmitBody,
           detail: doc(
             "Submit every draft item of an import to the bank",
             ["invalid request body", "validation_error", ...ACCOUNT_ERRORS, "conflict", "bank_error"],
-            { 200: "The import; items submitted, or rejected with error" },
+            {
+              200: {
+                description: "The import; items submitted, or rejected with error",
+                schema: PaymentImportSchema,
+              },
+            },
             IDEMPOTENCY,
           ),
         },
@@ -130,20 +137,18 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
         ({ principal, params, body, request }) =>
           service.submitItem(principal, params.import_id, params.item_id, body, contextOf(request)),
         {
-          params: t.Object({
-            import_id: t.String({ format: "uuid" }),
-            item_id: t.String({ format: "uuid" }),
-          }),
+          params: ItemIdParams,
           parse: JSON_BODY,
-          body: t.Object({
-            external_id: t.String({
-              description: "Idempotency key: trimmed, 1–256 characters, unique per token",
-            }),
-          }),
+          body: SubmitBody,
           detail: doc(
             "Submit one item of an import to the bank",
             ["invalid request body", "validation_error", ...ACCOUNT_ERRORS, "conflict", "bank_error"],
-            { 200: "The item: submitted, or rejected with error (unchanged when no longer a draft)" },
+            {
+              200: {
+                description: "The item: submitted, or rejected with error (unchanged when no longer a draft)",
+                schema: PaymentItemSchema,
+              },
+            },
             IDEMPOTENCY,
           ),
         },
