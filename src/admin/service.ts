@@ -5,12 +5,7 @@ import { isSandboxBank } from "../auth/access-policy";
 import { DEFAULT_RATE_LIMIT } from "../auth/guard";
 import { parseIpRange } from "../auth/ip";
 import type { SecretBox } from "../auth/secret-box";
-import {
-  generateToken,
-  hashToken,
-  type TokenPurpose,
-  tokenDisplayPrefix,
-} from "../auth/tokens";
+import { generateToken, hashToken, type TokenPurpose, tokenDisplayPrefix } from "../auth/tokens";
 import { type Clock, newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import type {
