@@ -1,29 +1,44 @@
 // The admin API (`/admin/api`), exactly as the decisions document lists it.
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { ErrorCode } from "../core/errors";
 import type { SqliteSandboxRequestLog } from "../db/repos/sandbox-requests";
 import { adminAuth } from "../http/admin-auth";
-import { JSON_BODY, routeDoc } from "../http/docs";
+import { JSON_BODY, routeDoc, type SuccessDoc } from "../http/docs";
+import { BalanceSchema, StatementPageSchema, StatementSchema } from "../statements/model";
 import type { StatementService } from "../statements/service";
+import {
+  AccountFilterQuery,
+  AdminStatementsQuery,
+  AuditLogQuery,
+  AuditPageSchema,
+  BankAccountListSchema,
+  BankAccountSchema,
+  CompanyFilterQuery,
+  CompanyListSchema,
+  CompanySchema,
+  CreateBankAccountBody,
+  CreateCompanyBody,
+  CreatedTokenSchema,
+  CreateTokenBody,
+  IdParams,
+  PatchTokenBody,
+  SandboxRequestListSchema,
+  TokenListSchema,
+  TokenSchema,
+  UiOrderBody,
+} from "./model";
 import type { AdminService } from "./service";
 
-const uuid = t.String({ format: "uuid" });
 const ADMIN_ERRORS: ErrorCode[] = [
   "invalid_token_format",
   "invalid_token",
   "invalid request body",
   "validation_error",
 ];
-const doc = (summary: string, errors: ErrorCode[] = [], success?: Record<number, string>) =>
+// Responses documented from the model's schemas, not validated at run time (see statements/routes.ts).
+const doc = (summary: string, errors: ErrorCode[], success: Record<number, SuccessDoc>) =>
   routeDoc("admin", summary, [...ADMIN_ERRORS, ...errors], { security: "admin", success });
-
-const grantSchema = t.Object({
-  bank_account_id: uuid,
-  allow_read_statements: t.Optional(t.Boolean()),
-  allow_send_payments: t.Optional(t.Boolean()),
-});
-const nullableInt = t.Union([t.Integer(), t.Null()]);
-const nullableString = t.Union([t.String(), t.Null()]);
+const ok = (schema: SuccessDoc["schema"], description = "OK") => ({ 200: { description, schema } });
 
 export interface AdminApiDeps {
   admin: AdminService;
@@ -37,87 +52,51 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken }:
     .use(adminAuth(adminToken))
     .post("/companies", ({ body, actor, status }) => status(201, service.createCompany(body, actor)), {
       parse: JSON_BODY,
-      body: t.Object({ name: t.String(), inn: t.String(), kpp: t.Optional(nullableString) }),
-      detail: doc("Create a company", [], { 201: "Company created" }),
+      body: CreateCompanyBody,
+      detail: doc("Create a company", [], { 201: { description: "Company created", schema: CompanySchema } }),
     })
-    .get("/companies", () => ({ companies: service.listCompanies() }), { detail: doc("List companies") })
+    .get("/companies", () => ({ companies: service.listCompanies() }), {
+      detail: doc("List companies", [], ok(CompanyListSchema)),
+    })
     .post(
       "/bank-accounts",
       ({ body, actor, status }) => status(201, service.createBankAccount(body, actor)),
       {
         parse: JSON_BODY,
-        body: t.Object({
-          company_id: uuid,
-          bank: t.String(),
-          account_number: t.String(),
-          bik: t.String(),
-          currency: t.Optional(t.String()),
-          alias: t.Optional(t.String()),
-          credentials: t.Optional(t.Record(t.String(), t.Unknown())),
-          sandbox: t.Optional(
-            t.Object({ ops_per_day: t.Optional(t.Integer()), opening_balance: t.Optional(t.Number()) }),
-          ),
+        body: CreateBankAccountBody,
+        detail: doc("Create a bank account", ["not_found"], {
+          201: { description: "Account created", schema: BankAccountSchema },
         }),
-        detail: doc("Create a bank account", ["not_found"], { 201: "Account created" }),
       },
     )
     .get("/bank-accounts", ({ query }) => ({ bank_accounts: service.listBankAccounts(query.company_id) }), {
-      query: t.Object({ company_id: t.Optional(uuid) }),
-      detail: doc("List bank accounts"),
+      query: CompanyFilterQuery,
+      detail: doc("List bank accounts", [], ok(BankAccountListSchema)),
     })
     .post("/tokens", ({ body, actor, status }) => status(201, service.createToken(body, actor)), {
       parse: JSON_BODY,
-      body: t.Object({
-        company_id: uuid,
-        name: t.String(),
-        purpose: t.Union([t.Literal("integration"), t.Literal("mcp")]),
-        mode: t.Optional(t.Union([t.Literal("live"), t.Literal("test")])),
-        scope_read_statements: t.Optional(t.Boolean()),
-        scope_send_payments: t.Optional(t.Boolean()),
-        accounts: t.Optional(t.Array(grantSchema)),
-        allowed_ips: t.Optional(t.Array(t.String())),
-        rate_limit_per_minute: t.Optional(nullableInt),
-        expires_at: t.Optional(nullableString),
-      }),
+      body: CreateTokenBody,
       detail: doc("Create a token (the raw value is returned only here)", ["not_found"], {
-        201: "Token created",
+        201: { description: "Token created", schema: CreatedTokenSchema },
       }),
     })
     .get("/tokens", ({ query }) => ({ tokens: service.listTokens(query.company_id) }), {
-      query: t.Object({ company_id: t.Optional(uuid) }),
-      detail: doc("List tokens (never the raw value or its hash)"),
+      query: CompanyFilterQuery,
+      detail: doc("List tokens (never the raw value or its hash)", [], ok(TokenListSchema)),
     })
     .patch("/tokens/:id", ({ params, body, actor }) => service.patchToken(params.id, body, actor), {
-      params: t.Object({ id: uuid }),
+      params: IdParams,
       parse: JSON_BODY,
-      body: t.Object({
-        name: t.Optional(t.String()),
-        scopes: t.Optional(
-          t.Object({ read_statements: t.Optional(t.Boolean()), send_payments: t.Optional(t.Boolean()) }),
-        ),
-        scope_read_statements: t.Optional(t.Boolean()),
-        scope_send_payments: t.Optional(t.Boolean()),
-        accounts: t.Optional(t.Array(grantSchema)),
-        allowed_ips: t.Optional(t.Array(t.String())),
-        rate_limit_per_minute: t.Optional(nullableInt),
-        expires_at: t.Optional(nullableString),
-      }),
-      detail: doc("Change a token", ["not_found"]),
+      body: PatchTokenBody,
+      detail: doc("Change a token", ["not_found"], ok(TokenSchema, "The token as changed")),
     })
     .post("/tokens/:id/revoke", ({ params, actor }) => service.revokeToken(params.id, actor), {
-      params: t.Object({ id: uuid }),
-      detail: doc("Revoke a token", ["not_found"]),
+      params: IdParams,
+      detail: doc("Revoke a token", ["not_found"], ok(TokenSchema, "The revoked token")),
     })
     .get("/audit-log", ({ query }) => service.auditLog(query), {
-      query: t.Object({
-        api_token_id: t.Optional(t.String()),
-        action: t.Optional(t.String()),
-        since: t.Optional(t.String()),
-        until: t.Optional(t.String()),
-        limit: t.Optional(t.Integer()),
-        cursor: t.Optional(t.String()),
-      }),
-      detail: doc("Query the audit log, newest first"),
+      query: AuditLogQuery,
+      detail: doc("Query the audit log, newest first", [], ok(AuditPageSchema)),
     })
     .post(
       "/bank-accounts/:id/balance/refresh",
@@ -127,11 +106,12 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken }:
         return view;
       },
       {
-        params: t.Object({ id: uuid }),
-        detail: doc("Ask the bank for the balance now; returns the cached balance", [
-          "not_found",
-          "bank_error",
-        ]),
+        params: IdParams,
+        detail: doc(
+          "Ask the bank for the balance now; returns the cached balance",
+          ["not_found", "bank_error"],
+          ok(BalanceSchema),
+        ),
       },
     )
     .post(
@@ -149,9 +129,9 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken }:
       },
       {
         parse: JSON_BODY,
-        body: t.Object({ bank_account_id: uuid, date_from: t.String(), date_to: t.String() }),
+        body: UiOrderBody,
         detail: doc('Order a statement via the UI (source "ui")', ["not_found", "bank_not_supported"], {
-          201: "Ordered",
+          201: { description: "Ordered", schema: StatementSchema },
         }),
       },
     )
@@ -167,18 +147,12 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken }:
           cursor: query.cursor,
         }),
       {
-        query: t.Object({
-          company_id: t.Optional(uuid),
-          bank_account_id: t.Optional(uuid),
-          status: t.Optional(t.Union([t.Literal("processing"), t.Literal("ready"), t.Literal("failed")])),
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: 500 })),
-          cursor: t.Optional(t.String()),
-        }),
-        detail: doc("List statements of every source, newest first"),
+        query: AdminStatementsQuery,
+        detail: doc("List statements of every source, newest first", [], ok(StatementPageSchema)),
       },
     )
     .get("/sandbox/requests", ({ query }) => ({ requests: sandboxLog.list(query.bank_account_id) }), {
-      query: t.Object({ bank_account_id: t.Optional(uuid) }),
-      detail: doc("The sandbox bank's own log of the calls it received"),
+      query: AccountFilterQuery,
+      detail: doc("The sandbox bank's own log of the calls it received", [], ok(SandboxRequestListSchema)),
     });
 }

@@ -5,13 +5,7 @@ import { isSandboxBank } from "../auth/access-policy";
 import { DEFAULT_RATE_LIMIT } from "../auth/guard";
 import { parseIpRange } from "../auth/ip";
 import type { SecretBox } from "../auth/secret-box";
-import {
-  generateToken,
-  hashToken,
-  type TokenMode,
-  type TokenPurpose,
-  tokenDisplayPrefix,
-} from "../auth/tokens";
+import { generateToken, hashToken, type TokenPurpose, tokenDisplayPrefix } from "../auth/tokens";
 import { type Clock, newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import type {
@@ -24,111 +18,25 @@ import type { AccountGrant, ApiTokenRow, TokenRepository } from "../db/repos/tok
 import { maskAccountNumber } from "../formats/mask";
 import { kopecksToJsonNumber } from "../formats/money";
 import { isValidInn, isValidKpp } from "../formats/validators";
+import type {
+  AuditLogQueryInput,
+  BankAccountView,
+  CompanyView,
+  CreateBankAccountInput,
+  CreateCompanyInput,
+  CreateTokenInput,
+  PatchTokenInput,
+  TokenGrantInput,
+  TokenView,
+} from "./model";
 
 export interface AdminActor {
   requestId?: string | null;
   ip?: string | null;
 }
 
-export interface CompanyView {
-  company_id: string;
-  name: string;
-  inn: string;
-  kpp: string | null;
-  created_at: string;
-}
-
-export interface BankAccountView {
-  bank_account_id: string;
-  company_id: string;
-  bank: string;
-  alias: string;
-  account_number_masked: string;
-  bik: string;
-  currency: string;
-  sandbox: { ops_per_day: number; opening_balance: number } | null;
-  created_at: string;
-}
-
-export interface TokenGrantView {
-  bank_account_id: string;
-  allow_read_statements: boolean;
-  allow_send_payments: boolean;
-}
-
-export interface TokenView {
-  api_token_id: string;
-  company_id: string;
-  name: string;
-  purpose: TokenPurpose;
-  mode: TokenMode;
-  token_prefix: string;
-  scopes: { read_statements: boolean; send_payments: boolean };
-  accounts: TokenGrantView[];
-  allowed_ips: string[];
-  rate_limit_per_minute: number;
-  rate_limit_is_default: boolean;
-  expires_at: string | null;
-  revoked_at: string | null;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-export interface CreateCompanyInput {
-  name: string;
-  inn: string;
-  kpp?: string | null;
-}
-
-export interface CreateBankAccountInput {
-  company_id: string;
-  bank: string;
-  account_number: string;
-  bik: string;
-  currency?: string;
-  alias?: string;
-  credentials?: Record<string, unknown>;
-  sandbox?: { ops_per_day?: number; opening_balance?: number };
-}
-
-export interface TokenGrantInput {
-  bank_account_id: string;
-  allow_read_statements?: boolean;
-  allow_send_payments?: boolean;
-}
-
-export interface CreateTokenInput {
-  company_id: string;
-  name: string;
-  purpose: TokenPurpose;
-  mode?: TokenMode;
-  scope_read_statements?: boolean;
-  scope_send_payments?: boolean;
-  accounts?: TokenGrantInput[];
-  allowed_ips?: string[];
-  rate_limit_per_minute?: number | null;
-  expires_at?: string | null;
-}
-
-export interface PatchTokenInput {
-  name?: string;
-  scopes?: { read_statements?: boolean; send_payments?: boolean };
-  scope_read_statements?: boolean;
-  scope_send_payments?: boolean;
-  accounts?: TokenGrantInput[];
-  allowed_ips?: string[];
-  rate_limit_per_minute?: number | null;
-  expires_at?: string | null;
-}
-
-export interface AuditLogQueryInput {
-  api_token_id?: string;
-  action?: string;
-  since?: string;
-  until?: string;
-  limit?: number;
-  cursor?: string;
-}
+// The admin pages name the views through the service.
+export type { BankAccountView, CompanyView, TokenGrantInput, TokenView } from "./model";
 
 const ALIAS_RE = /^[A-Za-z0-9_-]{1,32}$/;
 const DEFAULT_SANDBOX_OPS_PER_DAY = 5;

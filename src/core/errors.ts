@@ -1,5 +1,6 @@
 // The one error family of the service. Every HTTP error body is built by `errorEnvelope`,
 // from an ApiError; codes and statuses are the specification's table.
+import { type Static, Type } from "@sinclair/typebox";
 
 export const ERROR_STATUS = {
   validation_error: 400,
@@ -78,9 +79,17 @@ export function invalidRequestBody(details?: ErrorDetails): ApiError {
   return new ApiError("invalid request body", "invalid request body", details);
 }
 
-export interface ErrorEnvelope {
-  error: { code: ErrorCode; message: string; details?: ErrorDetails };
-}
+const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** Every error body: one schema for the OpenAPI document, the contract tests and the type. */
+export const ErrorEnvelopeSchema = Type.Object({
+  error: Type.Object({
+    code: Type.Union(ERROR_CODES.map((code) => Type.Literal(code))),
+    message: Type.String(),
+    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  }),
+});
+export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>;
 
 export function errorEnvelope(error: ApiError): ErrorEnvelope {
   const body: ErrorEnvelope = { error: { code: error.code, message: error.message } };

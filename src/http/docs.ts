@@ -1,22 +1,7 @@
 // OpenAPI documentation helpers: every route lists the error codes it can answer with, each
 // with the envelope schema. Documentation only; nothing here validates at run time.
-import { ERROR_STATUS, type ErrorCode } from "../core/errors";
-
-const envelopeSchema = {
-  type: "object",
-  required: ["error"],
-  properties: {
-    error: {
-      type: "object",
-      required: ["code", "message"],
-      properties: {
-        code: { type: "string" },
-        message: { type: "string" },
-        details: { type: "object", additionalProperties: true },
-      },
-    },
-  },
-};
+import type { TSchema } from "@sinclair/typebox";
+import { ERROR_STATUS, type ErrorCode, ErrorEnvelopeSchema } from "../core/errors";
 
 export const TOKEN_ERRORS: ErrorCode[] = [
   "invalid_token_format",
@@ -31,6 +16,8 @@ import type { DocumentDecoration } from "elysia";
 
 export type RouteDoc = DocumentDecoration;
 type Responses = Record<string, { description: string; content?: Record<string, { schema: object }> }>;
+/** A success response: its description, and the body's schema (JSON unless `mediaTypes` say otherwise). */
+export type SuccessDoc = { description: string; schema: TSchema; mediaTypes?: string[] };
 
 export function routeDoc(
   tag: string,
@@ -38,13 +25,21 @@ export function routeDoc(
   errors: ErrorCode[],
   opts: {
     description?: string;
-    success?: Record<number, string>;
+    success?: Record<number, string | SuccessDoc>;
     security?: "bearer" | "admin" | "none";
   } = {},
 ): RouteDoc {
   const responses: Responses = {};
-  for (const [status, description] of Object.entries(opts.success ?? { 200: "OK" })) {
-    responses[status] = { description };
+  for (const [status, success] of Object.entries(opts.success ?? { 200: "OK" })) {
+    responses[status] =
+      typeof success === "string"
+        ? { description: success }
+        : {
+            description: success.description,
+            content: Object.fromEntries(
+              (success.mediaTypes ?? ["application/json"]).map((type) => [type, { schema: success.schema }]),
+            ),
+          };
   }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of [...errors, "internal_error" as const]) {
@@ -54,7 +49,7 @@ export function routeDoc(
   for (const [status, codes] of byStatus) {
     responses[String(status)] = {
       description: `error.code: ${[...new Set(codes)].join(", ")}`,
-      content: { "application/json": { schema: envelopeSchema } },
+      content: { "application/json": { schema: ErrorEnvelopeSchema } },
     };
   }
   const security =

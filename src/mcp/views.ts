@@ -1,11 +1,12 @@
 // How bank data looks in tool results: amounts in rubles, account numbers masked everywhere,
 // no correspondent accounts, and no run of 20 digits even inside free text. The TypeBox schemas
-// here are also the tools' output schemas.
+// here are also the tools' output schemas; the statement and balance objects are the REST API's
+// (statements/model.ts).
 import { type Static, Type } from "@sinclair/typebox";
 import { maskAccountNumber } from "../formats/mask";
 import { kopecksToJsonNumber } from "../formats/money";
 import type { Party, StatementOperation } from "../formats/types";
-import type { StatementView } from "../statements/service";
+import type { StatementView } from "../statements/model";
 
 const LONG_DIGITS_RE = /\d{20,}/g;
 
@@ -64,35 +65,12 @@ export function operationView(op: StatementOperation): OperationView {
   };
 }
 
-export const StatementSchema = Type.Object({
-  statement_id: Type.String(),
-  status: Type.Union([Type.Literal("processing"), Type.Literal("ready"), Type.Literal("failed")]),
-  bank_account_id: Type.String(),
-  account_number_masked: Type.String(),
-  external_id: Type.Union([Type.String(), Type.Null()]),
-  source: Type.Union([Type.Literal("integration"), Type.Literal("ui"), Type.Literal("import")]),
-  date_from: Type.String(),
-  date_to: Type.String(),
-  created_at: Type.String(),
-  fetched_at: Type.Optional(Type.String()),
-  operations_count: Type.Optional(Type.Integer()),
-  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
-});
-
 /** The statement object of the REST API, with free text masked like every tool result. */
 export function toolStatementView(view: StatementView): StatementView {
   const out = { ...view, external_id: view.external_id === null ? null : maskLongNumbers(view.external_id) };
   if (out.error) out.error = { code: out.error.code, message: maskLongNumbers(out.error.message) };
   return out;
 }
-
-export const BalanceSchema = Type.Object({
-  bank_account_id: Type.String(),
-  balance: Type.Union([Type.Number(), Type.Null()], { description: "Rubles; null when nothing is cached" }),
-  currency: Type.String(),
-  as_of: Type.Union([Type.String(), Type.Null()]),
-  stale: Type.Boolean(),
-});
 
 export const BankAccountSchema = Type.Object({
   bank_account_id: Type.String(),

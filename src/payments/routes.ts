@@ -1,21 +1,34 @@
 // REST routes of the integration API for payment files: upload (multipart, streamed), read,
 // submit all drafts, submit one item. Token: purpose integration, scope send_payments, and
 // allow_send_payments on the account.
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { Requirement, TokenGuard } from "../auth/guard";
 import type { ErrorCode } from "../core/errors";
 import { bodyPolicyOption, MB } from "../http/body-policy";
-import { JSON_BODY, multipartBody, routeDoc, TOKEN_ERRORS } from "../http/docs";
+import { JSON_BODY, routeDoc, type SuccessDoc, TOKEN_ERRORS } from "../http/docs";
 import { fileField, readMultipart, uuidField } from "../http/multipart";
 import { type RequestState, withRequestState } from "../http/request-state";
 import { authenticateRequest, tokenAuth } from "../http/token-auth";
+import {
+  ImportIdParams,
+  ItemIdParams,
+  PaymentImportSchema,
+  PaymentItemSchema,
+  SubmitBody,
+  UploadForm,
+} from "./model";
 import type { PaymentService, RequestContext } from "./service";
 
 const NEED: Requirement = { purpose: "integration", scope: "send_payments" };
 const ACCOUNT_ERRORS: ErrorCode[] = ["not_found", "forbidden_company", "forbidden_account"];
 
-const doc = (summary: string, errors: ErrorCode[], success?: Record<number, string>, description?: string) =>
-  routeDoc("payments", summary, [...TOKEN_ERRORS, ...errors], { success, description });
+// Responses documented from the model's schemas, not validated at run time (see statements/routes.ts).
+const doc = (
+  summary: string,
+  errors: ErrorCode[],
+  success: Record<number, string | SuccessDoc>,
+  description?: string,
+) => routeDoc("payments", summary, [...TOKEN_ERRORS, ...errors], { success, description });
 
 const IDEMPOTENCY =
   "Idempotent by (api_token_id, external_id, payload_hash), the hash over the route, the import and the " +
@@ -65,38 +78,46 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
                 ...ACCOUNT_ERRORS,
                 "account_mismatch",
               ],
-              { 201: "Import created; every item is a draft" },
+              { 201: { description: "Import created; every item is a draft", schema: PaymentImportSchema } },
               "multipart/form-data with `bank_account_id` (uuid) and `file` (1CClientBankExchange, cp1251, or " +
                 "cp866 with Кодировка=DOS; at most 10 MB, else 413). A file that is not a valid exchange file, " +
                 "or lacks a field required in files to the bank, or has a bad INN, account key, amount or date, " +
                 "is 400 validation_error with details.line and details.field. A document whose payer account " +
                 "is not bank_account_id is 422 account_mismatch and nothing is stored. Not idempotent.",
             ),
-            requestBody: multipartBody({ bank_account_id: { format: "uuid" }, file: { format: "binary" } }),
+            requestBody: {
+              required: true,
+              content: {
+                "multipart/form-data": { schema: UploadForm },
+              },
+            },
           },
         },
       )
       .use(tokenAuth(deps.guard, NEED))
       .get("/:import_id", ({ principal, params }) => service.get(principal, params.import_id), {
-        params: t.Object({ import_id: t.String({ format: "uuid" }) }),
-        detail: doc("An import with its items", ["invalid request body", ...ACCOUNT_ERRORS]),
+        params: ImportIdParams,
+        detail: doc("An import with its items", ["invalid request body", ...ACCOUNT_ERRORS], {
+          200: { description: "The import", schema: PaymentImportSchema },
+        }),
       })
       .post(
         "/:import_id/submit",
         ({ principal, params, body, requestState }) =>
           service.submitImport(principal, params.import_id, body, contextOf(requestState)),
         {
-          params: t.Object({ import_id: t.String({ format: "uuid" }) }),
+          params: ImportIdParams,
           parse: JSON_BODY,
-          body: t.Object({
-            external_id: t.String({
-              description: "Idempotency key: trimmed, 1–256 characters, unique per token",
-            }),
-          }),
+          body: SubmitBody,
           detail: doc(
             "Submit every draft item of an import to the bank",
             ["invalid request body", "validation_error", ...ACCOUNT_ERRORS, "conflict", "bank_error"],
-            { 200: "The import; items submitted, or rejected with error" },
+            {
+              200: {
+                description: "The import; items submitted, or rejected with error",
+                schema: PaymentImportSchema,
+              },
+            },
             IDEMPOTENCY,
           ),
         },
@@ -106,20 +127,18 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
         ({ principal, params, body, requestState }) =>
           service.submitItem(principal, params.import_id, params.item_id, body, contextOf(requestState)),
         {
-          params: t.Object({
-            import_id: t.String({ format: "uuid" }),
-            item_id: t.String({ format: "uuid" }),
-          }),
+          params: ItemIdParams,
           parse: JSON_BODY,
-          body: t.Object({
-            external_id: t.String({
-              description: "Idempotency key: trimmed, 1–256 characters, unique per token",
-            }),
-          }),
+          body: SubmitBody,
           detail: doc(
             "Submit one item of an import to the bank",
             ["invalid request body", "validation_error", ...ACCOUNT_ERRORS, "conflict", "bank_error"],
-            { 200: "The item: submitted, or rejected with error (unchanged when no longer a draft)" },
+            {
+              200: {
+                description: "The item: submitted, or rejected with error (unchanged when no longer a draft)",
+                schema: PaymentItemSchema,
+              },
+            },
             IDEMPOTENCY,
           ),
         },

@@ -23,35 +23,14 @@ import { ApiError, validationError } from "../core/errors";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import { maskAccountNumber } from "../formats/mask";
 import { kopecksToJsonNumber } from "../formats/money";
+import type { ImportStatus, PaymentImportView, PaymentItemView } from "./model";
 import { readPaymentFile } from "./onec-import";
-import type { ItemRow, ItemStatus, PaymentRepository, SubmissionKind, SubmissionRow } from "./repository";
+import type { ItemRow, PaymentRepository, SubmissionKind, SubmissionRow } from "./repository";
 
 export const MAX_EXTERNAL_ID = 256;
 
-export type ImportStatus = "uploaded" | "submitting" | "partially_submitted" | "submitted";
-
-export interface PaymentItemView {
-  item_id: string;
-  import_id: string;
-  status: ItemStatus;
-  doc_number: string;
-  doc_date: string;
-  amount: number;
-  currency: string;
-  purpose: string;
-  payee: { name: string; inn: string; kpp: string; account_masked: string; bank_bik: string };
-  submitted_at?: string;
-  error?: { code: string; message: string };
-}
-
-export interface PaymentImportView {
-  import_id: string;
-  bank_account_id: string;
-  account_number_masked: string;
-  created_at: string;
-  status: ImportStatus;
-  items: PaymentItemView[];
-}
+// Routes and tests name the views through the service.
+export type { ImportStatus, PaymentImportView, PaymentItemView } from "./model";
 
 /** Who asked, for the audit entries. */
 export interface RequestContext {

@@ -7,35 +7,16 @@ import { type Clock, dateInZone, newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import { isValidIsoDate } from "../formats/dates";
-import { maskAccountNumber } from "../formats/mask";
-import { kopecksToJsonNumber } from "../formats/money";
+import type { BalanceView, ListStatementsInput, OrderInput, StatementPage, StatementView } from "./model";
 import type { StatementRepository, StatementRow, StatementStatus } from "./repository";
 import { readStatementFile } from "./statement-file";
+import { balanceView, statementView } from "./views";
+
+// The admin pages name the view through the service.
+export type { StatementView } from "./model";
 
 export const MAX_PERIOD_DAYS = 31;
 export const MAX_EXTERNAL_ID = 256;
-
-export interface OrderInput {
-  bank_account_id: string;
-  external_id?: string;
-  date_from: string;
-  date_to: string;
-}
-
-export interface StatementView {
-  statement_id: string;
-  status: StatementStatus;
-  bank_account_id: string;
-  account_number_masked: string;
-  external_id: string | null;
-  source: "integration" | "ui" | "import";
-  date_from: string;
-  date_to: string;
-  created_at: string;
-  fetched_at?: string;
-  operations_count?: number;
-  error?: { code: string; message: string };
-}
 
 export interface ImportInput {
   bank_account_id: string;
@@ -46,44 +27,11 @@ export interface ImportInput {
 /** The bank kind whose statements arrive as the bank's own 1C files (decisions §11). */
 export const FILE_BANK = "file";
 
-export interface BalanceView {
-  bank_account_id: string;
-  balance: number | null;
-  currency: string;
-  as_of: string | null;
-  stale: boolean;
-}
-
 /** Started when an order is stored: sends the bank request now instead of at the next poll. */
 export type OrderDispatcher = (statementId: string) => void;
 
 export function daysInclusive(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
-}
-
-export function statementView(
-  row: StatementRow,
-  account: Pick<BankAccountRecord, "accountNumber">,
-): StatementView {
-  const view: StatementView = {
-    statement_id: row.id,
-    status: row.status,
-    bank_account_id: row.bank_account_id,
-    account_number_masked: maskAccountNumber(account.accountNumber),
-    external_id: row.external_id,
-    source: row.source,
-    date_from: row.date_from,
-    date_to: row.date_to,
-    created_at: row.created_at,
-  };
-  if (row.status === "ready") {
-    view.fetched_at = row.fetched_at ?? undefined;
-    view.operations_count = row.operations_count ?? 0;
-  }
-  if (row.status === "failed") {
-    view.error = { code: row.error_code ?? "bank_error", message: row.error_message ?? "Ошибка банка" };
-  }
-  return view;
 }
 
 export interface StatementServiceDeps {
@@ -271,10 +219,7 @@ export class StatementService {
     return statementView(row, account);
   }
 
-  list(
-    principal: Principal,
-    q: { bank_account_id?: string; status?: StatementStatus; limit?: number; cursor?: string },
-  ): { statements: StatementView[]; next_cursor: string | null } {
+  list(principal: Principal, q: ListStatementsInput): StatementPage {
     const limit = q.limit ?? 20;
     if (!Number.isInteger(limit) || limit < 1 || limit > 100)
       throw validationError("limit", "limit: от 1 до 100");
@@ -300,7 +245,7 @@ export class StatementService {
     status?: StatementStatus;
     limit: number;
     cursor?: string;
-  }): { statements: StatementView[]; next_cursor: string | null } {
+  }): StatementPage {
     const before = q.cursor === undefined ? undefined : decodeListCursor(q.cursor);
     if (before === null) throw validationError("cursor", "Неверный курсор");
     const rows = this.deps.repo.list({
@@ -324,23 +269,12 @@ export class StatementService {
 
   /** The cached balance; reading it never calls the bank. */
   balance(account: BankAccountRecord): BalanceView {
-    const cached = this.deps.repo.balance(account.id);
-    if (!cached)
-      return {
-        bank_account_id: account.id,
-        balance: null,
-        currency: account.currency,
-        as_of: null,
-        stale: true,
-      };
-    const ageMs = this.deps.clock.now().getTime() - Date.parse(cached.as_of);
-    return {
-      bank_account_id: account.id,
-      balance: kopecksToJsonNumber(cached.balance),
-      currency: cached.currency,
-      as_of: cached.as_of,
-      stale: ageMs > this.deps.balanceStaleSeconds * 1000,
-    };
+    return balanceView(
+      account,
+      this.deps.repo.balance(account.id),
+      this.deps.clock.now(),
+      this.deps.balanceStaleSeconds,
+    );
   }
 
   /** Asks the bank for the balance now and caches it (admin refresh and the periodic refresh). */

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import { kopecksToJsonNumber } from "../../formats/money";
-import { BalanceSchema } from "../views";
+import { BalanceSchema } from "../../statements/model";
+import { balanceView } from "../../statements/views";
 import { BankAccountId } from "./common";
 import type { ToolDefinition } from "./registry";
 
@@ -18,23 +18,6 @@ export const getBalanceTool: ToolDefinition<typeof input, typeof BalanceSchema> 
   outputSchema: BalanceSchema,
   handler(args, { principal }, { access, read, clock, balanceStaleSeconds }) {
     const account = access.account(principal, args.bank_account_id, "read_statements");
-    const cached = read.balance(account.id);
-    if (!cached) {
-      return {
-        bank_account_id: account.id,
-        balance: null,
-        currency: account.currency,
-        as_of: null,
-        stale: true,
-      };
-    }
-    const ageMs = clock.now().getTime() - Date.parse(cached.as_of);
-    return {
-      bank_account_id: account.id,
-      balance: kopecksToJsonNumber(cached.balance),
-      currency: cached.currency,
-      as_of: cached.as_of,
-      stale: ageMs > balanceStaleSeconds * 1000,
-    };
+    return balanceView(account, read.balance(account.id), clock.now(), balanceStaleSeconds);
   },
 };

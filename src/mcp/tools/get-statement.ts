@@ -1,8 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { ApiError } from "../../core/errors";
 import { kopecksToJsonNumber } from "../../formats/money";
-import { statementView } from "../../statements/service";
-import { OperationSchema, operationView, StatementSchema, toolStatementView } from "../views";
+import { StatementSchema } from "../../statements/model";
+import { statementView } from "../../statements/views";
+import { OperationSchema, operationView, toolStatementView } from "../views";
 import { UNTRUSTED, UUID_PATTERN } from "./common";
 import type { ToolDefinition } from "./registry";
 

@@ -1,7 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { validationError } from "../../core/errors";
-import { statementView } from "../../statements/service";
-import { decodeCursor, encodeCursor, StatementSchema, toolStatementView } from "../views";
+import { StatementPageSchema } from "../../statements/model";
+import { statementView } from "../../statements/views";
+import { decodeCursor, encodeCursor, toolStatementView } from "../views";
 import { BankAccountId, Cursor } from "./common";
 import type { ToolDefinition } from "./registry";
 
@@ -22,10 +23,7 @@ const input = Type.Object(
   },
   { additionalProperties: false },
 );
-const output = Type.Object({
-  statements: Type.Array(StatementSchema),
-  next_cursor: Type.Union([Type.String(), Type.Null()], { description: "null on the last page" }),
-});
+const output = StatementPageSchema;
 
 export const listStatementsTool: ToolDefinition<typeof input, typeof output> = {
   name: "list_statements",

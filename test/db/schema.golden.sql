@@ -1,0 +1,164 @@
+-- index sqlite_autoindex___drizzle_migrations_1 on __drizzle_migrations
+(no sql: created by SQLite)
+
+-- table api_tokens on api_tokens
+CREATE TABLE `api_tokens` ( `id` text PRIMARY KEY NOT NULL, `company_id` text NOT NULL, `name` text NOT NULL, `purpose` text NOT NULL, `mode` text NOT NULL, `token_hash` text NOT NULL, `token_prefix` text NOT NULL, `scope_read_statements` integer DEFAULT false NOT NULL, `scope_send_payments` integer DEFAULT false NOT NULL, `allowed_ips` text DEFAULT '[]' NOT NULL, `rate_limit_per_minute` integer, `expires_at` text, `revoked_at` text, `created_at` text NOT NULL, `last_used_at` text, FOREIGN KEY (`company_id`) REFERENCES `companies`(`id`) ON UPDATE no action ON DELETE no action );
+
+-- index api_tokens_company_idx on api_tokens
+CREATE INDEX `api_tokens_company_idx` ON `api_tokens` (`company_id`);
+
+-- index api_tokens_hash_uq on api_tokens
+CREATE UNIQUE INDEX `api_tokens_hash_uq` ON `api_tokens` (`token_hash`);
+
+-- index sqlite_autoindex_api_tokens_1 on api_tokens
+(no sql: created by SQLite)
+
+-- table audit_log on audit_log
+CREATE TABLE `audit_log` ( `id` integer PRIMARY KEY AUTOINCREMENT NOT NULL, `at` text NOT NULL, `actor` text NOT NULL, `api_token_id` text, `mcp_session_id` text, `action` text NOT NULL, `tool` text, `target` text, `arguments` text, `outcome` text NOT NULL, `duration_ms` integer, `request_id` text, `ip` text, `transport` text );
+
+-- index audit_log_action_idx on audit_log
+CREATE INDEX `audit_log_action_idx` ON `audit_log` (`action`,`id`);
+
+-- index audit_log_at_idx on audit_log
+CREATE INDEX `audit_log_at_idx` ON `audit_log` (`at`);
+
+-- trigger audit_token_blocks_ai on audit_log
+CREATE TRIGGER `audit_token_blocks_ai` AFTER INSERT ON `audit_log` WHEN new.`api_token_id` IS NOT NULL BEGIN INSERT OR IGNORE INTO `audit_token_blocks` (`api_token_id`, `block`) VALUES (new.`api_token_id`, new.`id` >> 12); END;
+
+-- table audit_token_blocks on audit_token_blocks
+CREATE TABLE `audit_token_blocks` ( `api_token_id` text NOT NULL, `block` integer NOT NULL, PRIMARY KEY (`api_token_id`, `block`) ) WITHOUT ROWID;
+
+-- table balances on balances
+CREATE TABLE `balances` ( `bank_account_id` text PRIMARY KEY NOT NULL, `balance` integer NOT NULL, `currency` text NOT NULL, `as_of` text NOT NULL, FOREIGN KEY (`bank_account_id`) REFERENCES `bank_accounts`(`id`) ON UPDATE no action ON DELETE no action );
+
+-- index sqlite_autoindex_balances_1 on balances
+(no sql: created by SQLite)
+
+-- table bank_accounts on bank_accounts
+CREATE TABLE `bank_accounts` ( `id` text PRIMARY KEY NOT NULL, `company_id` text NOT NULL, `bank` text NOT NULL, `account_number` text NOT NULL, `bik` text NOT NULL, `currency` text NOT NULL, `alias` text NOT NULL, `credentials_enc` blob, `sandbox_ops_per_day` integer, `sandbox_opening_balance` integer, `created_at` text NOT NULL, FOREIGN KEY (`company_id`) REFERENCES `companies`(`id`) ON UPDATE no action ON DELETE no action );
+
+-- index bank_accounts_company_idx on bank_accounts
+CREATE INDEX `bank_accounts_company_idx` ON `bank_accounts` (`company_id`);
+
+-- index sqlite_autoindex_bank_accounts_1 on bank_accounts
+(no sql: created by SQLite)
+
+-- table companies on companies
+CREATE TABLE `companies` ( `id` text PRIMARY KEY NOT NULL, `name` text NOT NULL, `inn` text NOT NULL, `kpp` text, `created_at` text NOT NULL );
+
+-- index sqlite_autoindex_companies_1 on companies
+(no sql: created by SQLite)
+
+-- table mcp_sessions on mcp_sessions
+CREATE TABLE `mcp_sessions` ( `id` text PRIMARY KEY NOT NULL, `api_token_id` text NOT NULL, `protocol_version` text NOT NULL, `created_at` text NOT NULL, `expires_at_ms` integer NOT NULL );
+
+-- index mcp_sessions_expiry_idx on mcp_sessions
+CREATE INDEX `mcp_sessions_expiry_idx` ON `mcp_sessions` (`expires_at_ms`);
+
+-- index sqlite_autoindex_mcp_sessions_1 on mcp_sessions
+(no sql: created by SQLite)
+
+-- table operations on operations
+CREATE TABLE `operations` ( `id` integer PRIMARY KEY NOT NULL, `bank_account_id` text NOT NULL, `operation_id` text NOT NULL, `doc_date` text NOT NULL, `direction` text NOT NULL, `doc_type` text NOT NULL, `doc_number` text NOT NULL, `amount` integer NOT NULL, `currency` text NOT NULL, `purpose` text NOT NULL, `counterparty_inn` text NOT NULL, `payer_name` text NOT NULL, `payer_inn` text NOT NULL, `payer_kpp` text NOT NULL, `payer_account` text NOT NULL, `payer_bank_name` text NOT NULL, `payer_bank_bik` text NOT NULL, `payer_bank_corr_account` text NOT NULL, `payee_name` text NOT NULL, `payee_inn` text NOT NULL, `payee_kpp` text NOT NULL, `payee_account` text NOT NULL, `payee_bank_name` text NOT NULL, `payee_bank_bik` text NOT NULL, `payee_bank_corr_account` text NOT NULL, `uin` text, `purpose_code` text, `priority` text );
+
+-- index operations_account_op_uq on operations
+CREATE UNIQUE INDEX `operations_account_op_uq` ON `operations` (`bank_account_id`,`operation_id`);
+
+-- index operations_amount_idx on operations
+CREATE INDEX `operations_amount_idx` ON `operations` (`bank_account_id`,`amount`);
+
+-- index operations_date_idx on operations
+CREATE INDEX `operations_date_idx` ON `operations` (`bank_account_id`,`doc_date`,`operation_id`);
+
+-- index operations_inn_idx on operations
+CREATE INDEX `operations_inn_idx` ON `operations` (`bank_account_id`,`counterparty_inn`,`doc_date`,`operation_id`);
+
+-- trigger operations_fts_ad on operations
+CREATE TRIGGER `operations_fts_ad` AFTER DELETE ON `operations` BEGIN INSERT INTO `operations_fts`(`operations_fts`, rowid, `purpose`, `payer_name`, `payee_name`, `doc_number`) VALUES ('delete', old.`id`, old.`purpose`, old.`payer_name`, old.`payee_name`, old.`doc_number`); END;
+
+-- trigger operations_fts_ai on operations
+CREATE TRIGGER `operations_fts_ai` AFTER INSERT ON `operations` BEGIN INSERT INTO `operations_fts`(rowid, `purpose`, `payer_name`, `payee_name`, `doc_number`) VALUES (new.`id`, new.`purpose`, new.`payer_name`, new.`payee_name`, new.`doc_number`); END;
+
+-- table operations_fts on operations_fts
+CREATE VIRTUAL TABLE `operations_fts` USING fts5( `purpose`, `payer_name`, `payee_name`, `doc_number`, content='operations', content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='2 3 4 5 6 7 8' );
+
+-- table operations_fts_config on operations_fts_config
+CREATE TABLE 'operations_fts_config'(k PRIMARY KEY, v) WITHOUT ROWID;
+
+-- table operations_fts_data on operations_fts_data
+CREATE TABLE 'operations_fts_data'(id INTEGER PRIMARY KEY, block BLOB);
+
+-- table operations_fts_docsize on operations_fts_docsize
+CREATE TABLE 'operations_fts_docsize'(id INTEGER PRIMARY KEY, sz BLOB);
+
+-- table operations_fts_idx on operations_fts_idx
+CREATE TABLE 'operations_fts_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
+
+-- table payment_imports on payment_imports
+CREATE TABLE `payment_imports` ( `id` text PRIMARY KEY NOT NULL, `api_token_id` text NOT NULL, `bank_account_id` text NOT NULL, `file_bytes` integer NOT NULL, `created_at` text NOT NULL, FOREIGN KEY (`bank_account_id`) REFERENCES `bank_accounts`(`id`) ON UPDATE no action ON DELETE no action );
+
+-- index payment_imports_token_idx on payment_imports
+CREATE INDEX `payment_imports_token_idx` ON `payment_imports` (`api_token_id`,`created_at`);
+
+-- index sqlite_autoindex_payment_imports_1 on payment_imports
+(no sql: created by SQLite)
+
+-- table payment_items on payment_items
+CREATE TABLE `payment_items` ( `id` text PRIMARY KEY NOT NULL, `import_id` text NOT NULL, `seq` integer NOT NULL, `line` integer NOT NULL, `status` text NOT NULL, `doc_number` text NOT NULL, `doc_date` text NOT NULL, `amount` integer NOT NULL, `currency` text NOT NULL, `purpose` text NOT NULL, `priority` text, `payee_name` text NOT NULL, `payee_inn` text NOT NULL, `payee_kpp` text NOT NULL, `payee_account` text NOT NULL, `payee_bank_name` text NOT NULL, `payee_bank_bik` text NOT NULL, `payee_bank_corr_account` text NOT NULL, `submission_id` text, `bank_idempotency_key` text, `bank_reference` text, `sign_url` text, `error_code` text, `error_message` text, `submitted_at` text, FOREIGN KEY (`import_id`) REFERENCES `payment_imports`(`id`) ON UPDATE no action ON DELETE no action );
+
+-- index payment_items_import_seq_uq on payment_items
+CREATE UNIQUE INDEX `payment_items_import_seq_uq` ON `payment_items` (`import_id`,`seq`);
+
+-- index payment_items_submission_idx on payment_items
+CREATE INDEX `payment_items_submission_idx` ON `payment_items` (`submission_id`);
+
+-- index sqlite_autoindex_payment_items_1 on payment_items
+(no sql: created by SQLite)
+
+-- table payment_submissions on payment_submissions
+CREATE TABLE `payment_submissions` ( `id` text PRIMARY KEY NOT NULL, `api_token_id` text NOT NULL, `external_id` text NOT NULL, `payload_hash` text NOT NULL, `kind` text NOT NULL, `import_id` text NOT NULL, `item_id` text, `status` text NOT NULL, `result_json` text, `created_at` text NOT NULL, `completed_at` text, FOREIGN KEY (`import_id`) REFERENCES `payment_imports`(`id`) ON UPDATE no action ON DELETE no action );
+
+-- index payment_submissions_status_idx on payment_submissions
+CREATE INDEX `payment_submissions_status_idx` ON `payment_submissions` (`status`);
+
+-- index payment_submissions_token_external_uq on payment_submissions
+CREATE UNIQUE INDEX `payment_submissions_token_external_uq` ON `payment_submissions` (`api_token_id`,`external_id`);
+
+-- index sqlite_autoindex_payment_submissions_1 on payment_submissions
+(no sql: created by SQLite)
+
+-- table sandbox_requests on sandbox_requests
+CREATE TABLE `sandbox_requests` ( `id` integer PRIMARY KEY AUTOINCREMENT NOT NULL, `at` text NOT NULL, `bank_account_id` text NOT NULL, `kind` text NOT NULL, `date_from` text, `date_to` text, `client_ref` text );
+
+-- index sandbox_requests_account_idx on sandbox_requests
+CREATE INDEX `sandbox_requests_account_idx` ON `sandbox_requests` (`bank_account_id`,`id`);
+
+-- table sqlite_sequence on sqlite_sequence
+CREATE TABLE sqlite_sequence(name,seq);
+
+-- table statement_operations on statement_operations
+CREATE TABLE `statement_operations` ( `statement_id` text NOT NULL, `seq` integer NOT NULL, `operation_id` text NOT NULL, PRIMARY KEY(`statement_id`, `seq`) );
+
+-- index sqlite_autoindex_statement_operations_1 on statement_operations
+(no sql: created by SQLite)
+
+-- table statements on statements
+CREATE TABLE `statements` ( `id` text PRIMARY KEY NOT NULL, `bank_account_id` text NOT NULL, `api_token_id` text, `source` text NOT NULL, `external_id` text, `date_from` text NOT NULL, `date_to` text NOT NULL, `status` text NOT NULL, `bank_state` text NOT NULL, `bank_request_id` text, `attempts` integer DEFAULT 0 NOT NULL, `next_poll_at_ms` integer DEFAULT 0 NOT NULL, `error_code` text, `error_message` text, `opening_balance` integer, `closing_balance` integer, `total_credit` integer, `total_debit` integer, `operations_count` integer, `fetched_at` text, `created_at` text NOT NULL, `doc_types` text, `import_sha256` text, FOREIGN KEY (`bank_account_id`) REFERENCES `bank_accounts`(`id`) ON UPDATE no action ON DELETE no action );
+
+-- index sqlite_autoindex_statements_1 on statements
+(no sql: created by SQLite)
+
+-- index statements_account_idx on statements
+CREATE INDEX `statements_account_idx` ON `statements` (`bank_account_id`,`created_at`,`id`);
+
+-- index statements_due_idx on statements
+CREATE INDEX `statements_due_idx` ON `statements` (`status`,`next_poll_at_ms`);
+
+-- index statements_token_external_uq on statements
+CREATE UNIQUE INDEX `statements_token_external_uq` ON `statements` (`api_token_id`,`external_id`);
+
+-- table token_accounts on token_accounts
+CREATE TABLE `token_accounts` ( `token_id` text NOT NULL, `bank_account_id` text NOT NULL, `allow_read_statements` integer DEFAULT false NOT NULL, `allow_send_payments` integer DEFAULT false NOT NULL, PRIMARY KEY(`token_id`, `bank_account_id`), FOREIGN KEY (`token_id`) REFERENCES `api_tokens`(`id`) ON UPDATE no action ON DELETE no action, FOREIGN KEY (`bank_account_id`) REFERENCES `bank_accounts`(`id`) ON UPDATE no action ON DELETE no action );
+
+-- index sqlite_autoindex_token_accounts_1 on token_accounts
+(no sql: created by SQLite)
