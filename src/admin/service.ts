@@ -346,18 +346,19 @@ export class AdminService {
   }
 
   /** Audits an admin action carried out by another service (statements, balances). */
-  recordAction(action: string, target: string, actor: AdminActor, args?: unknown): void {
-    this.audit(action, target, args, actor);
+  /** An audit entry for something done outside the service (sign-in); `outcome` an error code when refused. */
+  recordAction(action: string, target: string, actor: AdminActor, args?: unknown, outcome = "ok"): void {
+    this.audit(action, target, args, actor, outcome);
   }
 
-  private audit(action: string, target: string, args: unknown, actor: AdminActor): void {
+  private audit(action: string, target: string, args: unknown, actor: AdminActor, outcome = "ok"): void {
     this.deps.audit.write({
       at: this.deps.clock.now(),
       actor: "admin",
       action,
       target,
       arguments: args,
-      outcome: "ok",
+      outcome,
       requestId: actor.requestId ?? null,
       ip: actor.ip ?? null,
     });

@@ -205,6 +205,31 @@ describe("admin pages: sign-in and sessions", () => {
     expect((await postForm(t, "/admin/login", { token: ADMIN_TOKEN })).status).toBe(303);
   });
 
+  test("refused sign-ins and the lockout are in the audit log, with the address and no token material", async () => {
+    const t = makeTestApp({}, "2026-11-20T09:00:05Z");
+    t.clientIp.value = "198.51.100.7";
+    for (let i = 0; i < 10; i++) await postForm(t, "/admin/login", { token: `guess-number-${i}` });
+    await postForm(t, "/admin/login", { token: ADMIN_TOKEN });
+    const { entries } = (await (await t.admin("GET", "/audit-log?action=admin.ui.sign_in")).json()) as {
+      entries: { outcome: string; ip: string; arguments: unknown }[];
+    };
+    expect(entries.map((e) => e.outcome)).toEqual(["rate_limited", ...Array(10).fill("invalid_token")]);
+    expect(entries.every((e) => e.ip === "198.51.100.7" && e.arguments === null)).toBe(true);
+    const everything = JSON.stringify(entries);
+    expect(everything).not.toContain("guess-number");
+    expect(everything).not.toContain(ADMIN_TOKEN);
+    // The operator sees them on the audit page.
+    t.clientIp.value = "127.0.0.1";
+    const login = await postForm(t, "/admin/login", { token: ADMIN_TOKEN });
+    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const page = await (
+      await raw(t, "/admin/audit-log?action=admin.ui.sign_in", { headers: { cookie } })
+    ).text();
+    expect(page).toContain("invalid_token");
+    expect(page).toContain("rate_limited");
+    expect(page).toContain("198.51.100.7");
+  });
+
   test("sign-in from another origin is refused", async () => {
     const t = makeTestApp();
     const res = await postForm(t, "/admin/login", { token: ADMIN_TOKEN }, { origin: "https://evil.example" });

@@ -132,6 +132,21 @@ export function adminPages(deps: AdminPagesDeps) {
     requestId: state.requestId,
     ip: state.clientIp,
   });
+  /**
+   * A refused sign-in in the audit log (address and time; never what was typed), so an operator
+   * sees a guessing attempt on the audit page. The page answers even if the entry cannot be written.
+   */
+  const auditSignIn = (ctx: RouteContext, outcome: "invalid_token" | "rate_limited") => {
+    try {
+      admin.recordAction("admin.ui.sign_in", "admin-ui", actorOf(ctx), undefined, outcome);
+    } catch (e) {
+      logger.error("audit write failed", {
+        request_id: ctx.requestState.requestId,
+        action: "admin.ui.sign_in",
+        error: e instanceof Error ? e.message : String(e),
+      });
+    }
+  };
   const sessionOf = (ctx: RouteContext): AdminSession | null =>
     sessions.touch(readCookie(ctx.request.headers.get("cookie"), SESSION_COOKIE));
 
@@ -516,6 +531,7 @@ export function adminPages(deps: AdminPagesDeps) {
                 const ipKey = ctx.requestState.clientIp ?? "unknown";
                 const wait = throttle.retryAfter(ipKey);
                 if (wait !== null) {
+                  auditSignIn(ctx, "rate_limited");
                   return loginPage(429, `Слишком много неудачных попыток входа. Повторите через ${wait} с.`, {
                     "retry-after": String(wait),
                   });
@@ -527,6 +543,7 @@ export function adminPages(deps: AdminPagesDeps) {
                     request_id: ctx.requestState.requestId,
                     ip: ipKey,
                   });
+                  auditSignIn(ctx, "invalid_token");
                   return loginPage(401, "Неверный токен администратора.");
                 }
                 const previous = readCookie(ctx.request.headers.get("cookie"), SESSION_COOKIE);
