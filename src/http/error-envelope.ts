@@ -84,7 +84,7 @@ function toApiError(
       return invalidRequestBody();
     case "VALIDATION":
       try {
-        return fromValidation(error);
+        return fromValidation(error, request);
       } catch {
         // Describing the failure failed (an odd value in the message): still the client's mistake.
         return validationError("body", "Ошибка валидации запроса");
@@ -103,7 +103,7 @@ interface TypeboxIssue {
 
 // Elysia's validation errors carry TypeBox issues. A malformed UUID in the body or the path is
 // "invalid request body" (before field validation); anything else is validation_error naming the field.
-function fromValidation(error: unknown): ApiError {
+function fromValidation(error: unknown, request: Request): ApiError {
   const e = error as { type?: string; all?: TypeboxIssue[]; value?: unknown };
   const issues = (e.all ?? []).filter((i) => typeof i.path === "string");
   const where = e.type ?? "body";
@@ -116,8 +116,76 @@ function fromValidation(error: unknown): ApiError {
   }
   const first = issues[0];
   if (!first) return validationError(where, "Ошибка валидации запроса");
-  const field = fieldName(first.path);
-  return validationError(field, `Неверное значение поля ${field}: ${first.message}`);
+  // A query parameter converted to a number is checked alone, its name not given: it is the one
+  // whose text is the refused value.
+  const field =
+    where === "property" && first.path === ""
+      ? (queryParamOf(request, e.value) ?? "query")
+      : fieldName(first.path);
+  return validationError(field, `Неверное значение поля ${field}: ${expected(first)}`);
+}
+
+interface IssueSchema {
+  type?: string;
+  format?: string;
+  const?: unknown;
+  anyOf?: IssueSchema[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  maxItems?: number;
+  pattern?: string;
+}
+
+/** What the field should have been, in Russian (the framework's own messages are English). */
+function expected(issue: TypeboxIssue): string {
+  const schema = (issue.schema ?? {}) as IssueSchema;
+  const value = issue.value;
+  if (/^Unexpected property/.test(issue.message)) return "неизвестное поле";
+  if (value === undefined) return "обязательное поле";
+  const consts = schema.anyOf?.map((s) => s.const).filter((c) => c !== undefined);
+  if (consts && consts.length > 0 && consts.length === schema.anyOf?.length) {
+    return `ожидается одно из: ${consts.map(String).join(", ")}`;
+  }
+  if (schema.const !== undefined) return `ожидается ${String(schema.const)}`;
+  switch (schema.type) {
+    case "string":
+      if (typeof value !== "string") return "ожидается строка";
+      if (schema.format === "uuid") return "ожидается UUID";
+      if (schema.minLength !== undefined && value.length < schema.minLength)
+        return `не короче ${schema.minLength} символов`;
+      if (schema.maxLength !== undefined && value.length > schema.maxLength)
+        return `не длиннее ${schema.maxLength} символов`;
+      return "неверный формат";
+    case "integer":
+    case "number": {
+      const what = schema.type === "integer" ? "целое число" : "число";
+      if (typeof value !== "number" || (schema.type === "integer" && !Number.isInteger(value)))
+        return `ожидается ${what}`;
+      if (schema.minimum !== undefined && value < schema.minimum)
+        return `ожидается ${what} не меньше ${schema.minimum}`;
+      if (schema.maximum !== undefined && value > schema.maximum)
+        return `ожидается ${what} не больше ${schema.maximum}`;
+      return `неверное ${what}`;
+    }
+    case "boolean":
+      return "ожидается true или false";
+    case "object":
+      return "ожидается объект";
+    case "array":
+      if (!Array.isArray(value)) return "ожидается массив";
+      if (schema.maxItems !== undefined && value.length > schema.maxItems)
+        return `не больше ${schema.maxItems} элементов`;
+      return "неверный массив";
+    default:
+      return "неверное значение";
+  }
+}
+
+function queryParamOf(request: Request, value: unknown): string | null {
+  for (const [name, text] of new URL(request.url).searchParams) if (text === String(value)) return name;
+  return null;
 }
 
 function fieldName(pointer: string): string {

@@ -1,10 +1,12 @@
 // Ordering, polling and listing statements. Knows nothing of HTTP: takes a principal and plain
 // input, returns views or throws ApiError.
+
 import type { AccessPolicy } from "../auth/access-policy";
 import type { Principal } from "../auth/guard";
 import type { BankGateway } from "../bank-gateway";
 import { type Clock, dateInZone, newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
+import { ruDaysGenitive } from "../core/plural";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import { isValidIsoDate } from "../formats/dates";
 import type { BalanceView, ListStatementsInput, OrderInput, StatementPage, StatementView } from "./model";
@@ -65,9 +67,13 @@ export class StatementService {
     if (dateTo > this.today())
       throw validationError("date_to", "date_to не может быть позже сегодняшнего дня");
     if (daysInclusive(dateFrom, dateTo) > maxDays) {
-      throw validationError("date_to", `Период не длиннее ${maxDays} дней; закажите несколько выписок`, {
-        max_days: maxDays,
-      });
+      throw validationError(
+        "date_to",
+        `Период не длиннее ${ruDaysGenitive(maxDays)}; закажите несколько выписок`,
+        {
+          max_days: maxDays,
+        },
+      );
     }
   }
 

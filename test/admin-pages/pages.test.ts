@@ -616,7 +616,7 @@ describe("admin pages: statements and the audit log", () => {
       date_to: "2026-11-01",
     });
     expect(tooLong.status).toBe(400);
-    expect(await tooLong.text()).toContain("Период не длиннее 31 дней");
+    expect(await tooLong.text()).toContain("Период не длиннее 31 дня");
     const ok = await b.post("/admin/statements", {
       bank_account_id: account.bank_account_id,
       date_from: "2026-11-01",
@@ -635,7 +635,7 @@ describe("admin pages: statements and the audit log", () => {
     expect(page).toContain("Выписка заказана");
     expect(page).toContain(listed[0]!.statement_id);
     expect(page).toContain("2026-11-01 — 2026-11-10");
-    expect(page).toContain(">ui<");
+    expect(page).toContain(">вручную<");
     const filtered = await (await b.get("/admin/statements?status=failed")).text();
     expect(filtered).not.toContain(listed[0]!.statement_id);
   });

@@ -469,3 +469,29 @@ describe("access log", () => {
     expect(all).not.toContain(ADMIN_TOKEN);
   });
 });
+
+describe("validation messages are Russian", () => {
+  test("the framework's English fragments never reach a client", async () => {
+    const t = makeTestApp();
+    const w = t.fixtures.world();
+    const message = async (res: Response) =>
+      ((await res.json()) as { error: { message: string } }).error.message;
+    const cases: [Promise<Response>, string][] = [
+      [t.admin("POST", "/companies", { name: 5, inn: INN }), "Неверное значение поля name: ожидается строка"],
+      [t.admin("POST", "/companies", { inn: INN }), "Неверное значение поля name: обязательное поле"],
+      [
+        t.request("GET", "/api/v1/integration/statements?limit=1000", { token: w.token }),
+        "Неверное значение поля limit: ожидается целое число не больше 100",
+      ],
+      [
+        t.request("GET", "/api/v1/integration/statements?status=done", { token: w.token }),
+        "Неверное значение поля status: ожидается одно из: processing, ready, failed",
+      ],
+    ];
+    for (const [res, text] of cases) {
+      const m = await message(await res);
+      expect(m).toBe(text);
+      expect(m).not.toMatch(/Expected|union|property|must/);
+    }
+  });
+});

@@ -144,7 +144,7 @@ export class SandboxBankAdapter implements BankAdapter {
     if (this.behaviour.statements === "failed") {
       return {
         status: "failed",
-        error: { code: BANK_ERROR, message: "The bank could not prepare the statement (sandbox_failing)." },
+        error: { code: BANK_ERROR, message: "Банк не смог подготовить выписку (sandbox_failing)." },
       };
     }
     try {
@@ -197,13 +197,13 @@ export class SandboxBankAdapter implements BankAdapter {
     if (this.behaviour.payments === "reject") {
       return {
         status: "rejected",
-        error: { code: BANK_ERROR, message: "The bank rejected the payment (sandbox_failing)." },
+        error: { code: BANK_ERROR, message: "Банк отклонил платёж (sandbox_failing)." },
       };
     }
     if (!Number.isSafeInteger(payment.amount) || payment.amount <= 0) {
       return {
         status: "rejected",
-        error: { code: "invalid_amount", message: "amount must be positive kopecks" },
+        error: { code: "invalid_amount", message: "Сумма платежа должна быть больше нуля" },
       };
     }
     // The same key on the same account gives the same reference, as a bank's idempotency would.

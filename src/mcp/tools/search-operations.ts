@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { validationError } from "../../core/errors";
+import { ruDaysGenitive } from "../../core/plural";
 import { isValidIsoDate } from "../../formats/dates";
 import { parseAmountToKopecks } from "../../formats/money";
 import { daysInclusive } from "../../statements/service";
@@ -79,7 +80,7 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
     if (!isValidIsoDate(args.date_to)) throw validationError("date_to", "date_to: неверная дата");
     if (args.date_from > args.date_to) throw validationError("date_from", "date_from позже date_to");
     if (daysInclusive(args.date_from, args.date_to) > SEARCH_MAX_DAYS) {
-      throw validationError("date_to", `Период поиска не длиннее ${SEARCH_MAX_DAYS} дней`, {
+      throw validationError("date_to", `Период поиска не длиннее ${ruDaysGenitive(SEARCH_MAX_DAYS)}`, {
         max_days: SEARCH_MAX_DAYS,
       });
     }

@@ -9,6 +9,9 @@ import type { FormValues } from "./basics";
 type SignedInFrame = Frame & { csrf: string };
 
 const STATUS_BADGE = { ready: "ok", failed: "bad", processing: "warn" } as const;
+/** What operators read; the API's own words stay in the API. */
+const STATUS_LABEL = { ready: "готова", failed: "ошибка", processing: "готовится" } as const;
+const SOURCE_LABEL = { integration: "интеграция", ui: "вручную", import: "из файла банка" } as const;
 
 function query(params: Record<string, string | undefined>): string {
   const q = new URLSearchParams();
@@ -123,9 +126,9 @@ export function StatementsPage({
               <Options
                 items={[
                   ["", "любой"],
-                  ["processing", "processing"],
-                  ["ready", "ready"],
-                  ["failed", "failed"],
+                  ["processing", STATUS_LABEL.processing],
+                  ["ready", STATUS_LABEL.ready],
+                  ["failed", STATUS_LABEL.failed],
                 ]}
                 selected={filters.status ?? ""}
               />
@@ -163,7 +166,7 @@ export function StatementsPage({
                 </td>
                 <td safe>{`${s.date_from} — ${s.date_to}`}</td>
                 <td>
-                  <Badge kind={STATUS_BADGE[s.status]} text={s.status} />
+                  <Badge kind={STATUS_BADGE[s.status]} text={STATUS_LABEL[s.status]} />
                   {s.error ? (
                     <div class="small muted" safe>
                       {`${s.error.code}: ${s.error.message}`}
@@ -172,7 +175,9 @@ export function StatementsPage({
                     ""
                   )}
                 </td>
-                <td safe>{s.source === "integration" ? `integration (${s.external_id ?? ""})` : s.source}</td>
+                <td safe>
+                  {s.external_id ? `${SOURCE_LABEL[s.source]} (${s.external_id})` : SOURCE_LABEL[s.source]}
+                </td>
                 <td class="num" safe>
                   {s.operations_count === undefined ? "" : String(s.operations_count)}
                 </td>
