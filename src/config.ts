@@ -20,6 +20,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Worker threads per large statement export; 0 renders every export in the server's thread. */
   exportThreads: number;
+  /** Rows kept in memory (see db/sqlite/row-cache.ts); off reads every row from the database. */
+  rowCache: boolean;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -98,6 +100,9 @@ export function loadConfig(env: Env = process.env): Config {
     }
   }
 
+  const rowCache = str(env, "SVC_ROW_CACHE", "on");
+  if (rowCache !== "on" && rowCache !== "off") throw new ConfigError("SVC_ROW_CACHE", "must be on or off");
+
   const trustProxy = list(env, "SVC_TRUST_PROXY");
   for (const cidr of trustProxy) {
     if (!parseIpRange(cidr))
@@ -119,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy,
     logLevel,
     exportThreads: int(env, "SVC_EXPORT_THREADS", Math.min(2, availableParallelism()), 0, 16),
+    rowCache: rowCache === "on",
   };
 }
 

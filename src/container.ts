@@ -18,7 +18,7 @@ import type { OpenedDatabase } from "./db/open";
 import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
 import { SqliteSandboxRequestLog } from "./db/repos/sandbox-requests";
 import { TokenRepository } from "./db/repos/tokens";
-import { ExternalChanges, RowCache } from "./db/row-cache";
+import { ExternalChanges, RowCache } from "./db/sqlite/row-cache";
 import { createMcpServices, type SessionStore } from "./mcp";
 import { PaymentRepository } from "./payments/repository";
 import { PaymentService } from "./payments/service";
@@ -45,7 +45,7 @@ export function buildServices(
   const today = () => dateInZone(clock.now(), config.timezone);
   const companies = new CompanyRepository(db, sqlite);
   // Another process (`svc admin`) may change tokens and accounts: cached rows follow its commits.
-  const externalChanges = new ExternalChanges(sqlite, database.walHeader);
+  const externalChanges = new ExternalChanges(sqlite, database.walHeader, config.rowCache);
   const accounts = new BankAccountRepository(db, sqlite, externalChanges);
   const tokens = new TokenRepository(db, sqlite, externalChanges);
   const audit = new AuditLog(sqlite);

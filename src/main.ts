@@ -8,7 +8,7 @@ import { buildServices, type Services } from "./container";
 import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./core/clock";
 import { createLogger, flushStdout, type Logger } from "./core/logger";
 import { migrate, openDatabase } from "./db/open";
-import { WalCheckpointer } from "./db/wal-checkpointer";
+import { WalCheckpointer } from "./db/sqlite/wal-checkpointer";
 import { demoBanner, seedDemo } from "./demo";
 
 export const VERSION: string = pkg.version;

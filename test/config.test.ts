@@ -31,6 +31,7 @@ describe("loadConfig", () => {
       trustProxy: [],
       logLevel: "info",
       exportThreads: Math.min(2, availableParallelism()),
+      rowCache: true,
     });
   });
 
@@ -50,6 +51,7 @@ describe("loadConfig", () => {
       SVC_TRUST_PROXY: "10.0.0.0/8, ::1",
       SVC_LOG_LEVEL: "debug",
       SVC_EXPORT_THREADS: "0",
+      SVC_ROW_CACHE: "off",
     });
     expect(config).toEqual({
       dbPath: ":memory:",
@@ -66,6 +68,7 @@ describe("loadConfig", () => {
       trustProxy: ["10.0.0.0/8", "::1"],
       logLevel: "debug",
       exportThreads: 0,
+      rowCache: false,
     });
   });
 
@@ -78,6 +81,7 @@ describe("loadConfig", () => {
       SVC_LOG_LEVEL: "",
       MCP_ALLOWED_ORIGINS: "",
       SVC_TRUST_PROXY: "",
+      SVC_ROW_CACHE: "",
     });
     expect(config.adminToken).toBeNull();
     expect(config.secretKey).toBeNull();
@@ -86,6 +90,7 @@ describe("loadConfig", () => {
     expect(config.logLevel).toBe("info");
     expect(config.mcpAllowedOrigins).toEqual([]);
     expect(config.trustProxy).toEqual([]);
+    expect(config.rowCache).toBe(true);
   });
 
   test("the port range ends are accepted", () => {
@@ -123,6 +128,8 @@ describe("loadConfig", () => {
     ["SVC_BALANCE_STALE_SECONDS", { SVC_BALANCE_STALE_SECONDS: "-5" }],
     ["SVC_EXPORT_THREADS", { SVC_EXPORT_THREADS: "17" }],
     ["SVC_EXPORT_THREADS", { SVC_EXPORT_THREADS: "two" }],
+    ["SVC_ROW_CACHE", { SVC_ROW_CACHE: "no" }],
+    ["SVC_ROW_CACHE", { SVC_ROW_CACHE: "ON" }],
   ];
   for (const [variable, env] of bad) {
     test(`${JSON.stringify(env)} is a ConfigError naming ${variable}`, () => {

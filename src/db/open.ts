@@ -6,7 +6,7 @@ import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { embeddedMigrations } from "./migrations.gen";
 import * as schema from "./schema";
-import { WalIndexHeader } from "./wal-index-header";
+import { WalIndexHeader } from "./sqlite/wal-index-header";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 

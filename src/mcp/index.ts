@@ -5,8 +5,9 @@ import type { Config } from "../config";
 import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
 import { openReadOnly } from "../db/open";
-import type { ExternalChanges } from "../db/row-cache";
-import { type BalanceCache, McpReadModel } from "./read-model";
+import type { ExternalChanges, RowCache } from "../db/sqlite/row-cache";
+import type { BalanceRow } from "../statements/repository";
+import { McpReadModel } from "./read-model";
 import { SessionManager, type SessionStore, SessionSweeper, SqliteSessionStore } from "./sessions";
 import { createToolRegistry } from "./tools";
 import type { ToolRegistry } from "./tools/registry";
@@ -30,7 +31,7 @@ export function createMcpServices(deps: {
   sqlite: Database;
   /** Other connections' commits, for the sessions and balances kept in memory. */
   changes: ExternalChanges;
-  balances: BalanceCache["rows"];
+  balances: RowCache<BalanceRow>;
   access: AccessPolicy;
   clock: Clock;
   logger: Logger;
@@ -41,7 +42,7 @@ export function createMcpServices(deps: {
   const sessionStore = deps.sessionStore ?? new SqliteSessionStore(sqlite, deps.changes);
   const sessions = new SessionManager(sessionStore, clock, config.sessionTtlSeconds, logger);
   const tools = createToolRegistry({
-    read: new McpReadModel(readDb, { changes: deps.changes, rows: deps.balances }),
+    read: new McpReadModel(readDb, deps.balances),
     access: deps.access,
     clock,
     balanceStaleSeconds: config.balanceStaleSeconds,

@@ -1,7 +1,7 @@
 // What the agent tools read, and nothing else: plain SELECTs over a connection that SQLite itself
 // refuses to write through (openReadOnly). No method here writes; the connection could not.
 import type { Database } from "bun:sqlite";
-import type { ExternalChanges, RowCache } from "../db/row-cache";
+import type { RowCache } from "../db/sqlite/row-cache";
 import type { StatementOperation } from "../formats/types";
 import {
   type BalanceRow,
@@ -17,12 +17,6 @@ export interface CompanyRecord {
   name: string;
   inn: string;
   kpp: string | null;
-}
-
-/** Balances kept in memory, shared with the repository that writes them (see `balance`). */
-export interface BalanceCache {
-  changes: ExternalChanges;
-  rows: RowCache<BalanceRow>;
 }
 
 export interface OperationFilter {
@@ -48,10 +42,13 @@ export class McpReadModel {
   private readonly statementOpsStmt;
   private readonly statementRangeStmt;
 
-  /** Without `balances` (tests of the queries alone) every balance is read from the database. */
+  /**
+   * `balances`: kept in memory, shared with the repository that writes them (see `balance`);
+   * without it (tests of the queries alone) every balance is read from the database.
+   */
   constructor(
     readonly db: Database,
-    private readonly balances: BalanceCache | null = null,
+    private readonly balances: RowCache<BalanceRow> | null = null,
   ) {
     this.companyStmt = db.query<CompanyRecord, [string]>(
       "SELECT id AS company_id, name, inn, kpp FROM companies WHERE id = ?",
@@ -86,8 +83,7 @@ export class McpReadModel {
    */
   balance(bankAccountId: string): BalanceRow | null {
     if (!this.balances) return this.balanceStmt.get(bankAccountId) ?? null;
-    this.balances.changes.check();
-    return this.balances.rows.get(bankAccountId, () => this.balanceStmt.get(bankAccountId) ?? null);
+    return this.balances.get(bankAccountId, () => this.balanceStmt.get(bankAccountId) ?? null);
   }
 
   statement(id: string): StatementRow | null {

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock";
 import { ApiError } from "../core/errors";
 import type { Logger } from "../core/logger";
-import { type ExternalChanges, RowCache } from "../db/row-cache";
+import { type ExternalChanges, RowCache } from "../db/sqlite/row-cache";
 import { RPC_INVALID_REQUEST, RpcError } from "./protocol";
 
 export interface McpSession {
@@ -42,10 +42,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly deleteStmt;
   private readonly expiredStmt;
 
-  constructor(
-    sqlite: Database,
-    private readonly changes: ExternalChanges,
-  ) {
+  constructor(sqlite: Database, changes: ExternalChanges) {
     this.cache = new RowCache(changes);
     this.insertStmt = sqlite.query(
       `INSERT INTO mcp_sessions (id, api_token_id, protocol_version, created_at, expires_at_ms)
@@ -69,25 +66,20 @@ export class SqliteSessionStore implements SessionStore {
 
   /** Treat the result as read-only: it may be shared with other requests. */
   async get(id: string): Promise<McpSession | null> {
-    this.changes.check();
     return this.cache.get(id, () => this.byId.get(id) ?? null);
   }
 
   async extend(id: string, expiresAtMs: number): Promise<void> {
     // Never moves an expiry backwards (two concurrent requests may extend in either order).
-    this.extendStmt.run(expiresAtMs, id, expiresAtMs);
-    this.cache.forget(id);
+    this.cache.write(id, () => this.extendStmt.run(expiresAtMs, id, expiresAtMs));
   }
 
   async delete(id: string, apiTokenId: string): Promise<void> {
-    this.deleteStmt.run(id, apiTokenId);
-    this.cache.forget(id);
+    this.cache.write(id, () => this.deleteStmt.run(id, apiTokenId));
   }
 
   async deleteExpired(nowMs: number): Promise<number> {
-    const deleted = this.expiredStmt.run(nowMs).changes;
-    if (deleted > 0) this.cache.clear();
-    return deleted;
+    return this.cache.writeAll(() => this.expiredStmt.run(nowMs).changes);
   }
 }
 

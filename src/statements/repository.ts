@@ -1,7 +1,7 @@
 // Statement orders, their operations and cached balances. Writes that belong together run in one
 // synchronous BEGIN IMMEDIATE transaction.
 import type { Database, Statement } from "bun:sqlite";
-import { type ExternalChanges, RowCache } from "../db/row-cache";
+import { type ExternalChanges, RowCache } from "../db/sqlite/row-cache";
 import type { StoredCsvValues } from "../formats/csv";
 import { DOC_TYPES, type OneCVersion, type StatementOperation } from "../formats/types";
 import { oneCDocumentSql } from "./onec-sql";
@@ -224,7 +224,7 @@ export class StatementRepository {
 
   constructor(
     private readonly sqlite: Database,
-    private readonly changes?: ExternalChanges,
+    changes?: ExternalChanges,
     options: { layOutOneC?: boolean; balanceRows?: RowCache<BalanceRow> } = {},
   ) {
     this.rows = changes ? new RowCache(changes) : null;
@@ -294,18 +294,14 @@ export class StatementRepository {
 
   /** Treat the result as read-only: it may be shared with other requests. */
   findById(id: string): StatementRow | null {
-    this.changes?.check();
     if (!this.rows) return this.byId.get(id) ?? null;
     return this.rows.get(id, () => this.byId.get(id) ?? null);
   }
 
   /** A write to statement `id`: its cached row goes, also when the write fails. */
   private writing(id: string, write: () => unknown): void {
-    try {
-      write();
-    } finally {
-      this.rows?.forget(id);
-    }
+    if (this.rows) this.rows.write(id, write);
+    else write();
   }
 
   /**
@@ -457,14 +453,16 @@ export class StatementRepository {
   }
 
   upsertBalance(b: BalanceRow & { bank_account_id: string }): void {
-    this.sqlite
-      .query(
-        `INSERT INTO balances (bank_account_id, balance, currency, as_of) VALUES (?, ?, ?, ?)
+    const write = () =>
+      this.sqlite
+        .query(
+          `INSERT INTO balances (bank_account_id, balance, currency, as_of) VALUES (?, ?, ?, ?)
          ON CONFLICT(bank_account_id) DO UPDATE SET balance = excluded.balance, currency = excluded.currency,
            as_of = excluded.as_of WHERE excluded.as_of >= balances.as_of`,
-      )
-      .run(b.bank_account_id, b.balance, b.currency, b.as_of);
-    this.balanceRows?.forget(b.bank_account_id);
+        )
+        .run(b.bank_account_id, b.balance, b.currency, b.as_of);
+    if (this.balanceRows) this.balanceRows.write(b.bank_account_id, write);
+    else write();
   }
 
   balance(bankAccountId: string): BalanceRow | null {

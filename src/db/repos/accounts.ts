@@ -1,8 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../open";
-import { type ExternalChanges, RowCache } from "../row-cache";
 import { bankAccounts, companies } from "../schema";
+import { type ExternalChanges, RowCache } from "../sqlite/row-cache";
 
 export type CompanyRow = typeof companies.$inferSelect;
 export type BankAccountRow = typeof bankAccounts.$inferSelect;
@@ -41,7 +41,7 @@ export class BankAccountRepository {
   constructor(
     private readonly db: Db,
     sqlite: Database,
-    private readonly changes: ExternalChanges,
+    changes: ExternalChanges,
   ) {
     this.cache = new RowCache(changes);
     this.credentialsOf = sqlite.query<{ c: Uint8Array | null }, [string]>(
@@ -57,13 +57,11 @@ export class BankAccountRepository {
   }
 
   insert(row: BankAccountRow): void {
-    this.db.insert(bankAccounts).values(row).run();
-    this.cache.clear();
+    this.cache.writeAll(() => this.db.insert(bankAccounts).values(row).run());
   }
 
   /** Treat the result as read-only: it may be shared with other requests. */
   findById(id: string): BankAccountRecord | null {
-    this.changes.check();
     return this.cache.get(id, () => this.byId.get(id) ?? null);
   }
 

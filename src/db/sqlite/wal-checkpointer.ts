@@ -5,8 +5,8 @@
 // checkpoints every interval instead; the server's own connection keeps a much higher automatic
 // threshold only as a safety net, and goes back to SQLite's default if the worker fails.
 import type { Database } from "bun:sqlite";
-import type { Logger } from "../core/logger";
-import { workerEntry } from "../worker-entry";
+import type { Logger } from "../../core/logger";
+import { workerEntry } from "../../worker-entry";
 import type { CheckpointWorkerStart } from "./checkpoint-worker";
 
 export const CHECKPOINT_INTERVAL_MS = 20;
@@ -27,7 +27,7 @@ export class WalCheckpointer {
 
   start(): void {
     if (this.worker || this.path === ":memory:") return;
-    const worker = new Worker(workerEntry("src/db/checkpoint-worker.ts"));
+    const worker = new Worker(workerEntry("src/db/sqlite/checkpoint-worker.ts"));
     this.worker = worker;
     worker.onmessage = (event: MessageEvent<"started" | "recovered" | "stopped" | { error: string }>) => {
       if (event.data === "started") {
