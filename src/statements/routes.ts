@@ -8,7 +8,8 @@ import { JSON_BODY, routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { requestState } from "../http/spine";
 import { tokenAuth } from "../http/token-auth";
 import { type ExportFormat, exportStatement } from "./export";
-import type { ExportThreads } from "./export-threads";
+import type { ExportQueries } from "./export/queries";
+import type { ExportThreads } from "./export/threads";
 import type { StatementRepository } from "./repository";
 import type { StatementService } from "./service";
 
@@ -20,6 +21,7 @@ export function statementRoutes(deps: {
   guard: TokenGuard;
   service: StatementService;
   repo: StatementRepository;
+  exports: ExportQueries;
   exportThreads: ExportThreads;
   logger: Logger;
   timezone: string;
@@ -93,7 +95,7 @@ export function statementRoutes(deps: {
           second: "2-digit",
           hourCycle: "h23",
         }).format(now);
-        const file = exportStatement(deps.repo, row, account, format, {
+        const file = exportStatement(deps.exports, row, account, format, {
           version,
           created: { date: dateInZone(now, deps.timezone), time },
           pages: (job, pages, operations) => deps.exportThreads.source(job, pages, operations),

@@ -6,10 +6,10 @@
 // default only one export at a time gets threads: on two cores, four 1C exports with two threads
 // each came out slower in all than one (291k against 324k ops/s) and took 262 MB instead of 140.
 import { availableParallelism } from "node:os";
-import type { Logger } from "../core/logger";
-import { workerEntry } from "../worker-entry";
-import type { ExportJob, PageSource } from "./export";
-import type { ExportWorkerCommand, ExportWorkerMessage, ExportWorkerStart } from "./export-worker";
+import type { Logger } from "../../core/logger";
+import { workerEntry } from "../../worker-entry";
+import type { ExportJob, PageSource } from ".";
+import type { ExportWorkerCommand, ExportWorkerMessage, ExportWorkerStart } from "./worker";
 
 export interface ExportThreadsOptions {
   /** Threads per export (default: the cores, at most 2; 0: every export in the server's thread). */
@@ -40,7 +40,7 @@ class ExportThread {
   });
 
   constructor(start: ExportWorkerStart, logger: Logger) {
-    this.worker = new Worker(workerEntry("src/statements/export-worker.ts"), { smol: true });
+    this.worker = new Worker(workerEntry("src/statements/export/worker.ts"), { smol: true });
     this.worker.onmessage = (event: MessageEvent<ExportWorkerMessage>) => {
       const message = event.data;
       if (message === "stopped") this.terminate();
