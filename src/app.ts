@@ -85,6 +85,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         guard: services.guard,
         service: services.statements,
         repo: services.statementRepo,
+        exports: services.exportQueries,
         exportThreads: services.exportThreads,
         logger: services.logger,
         timezone: services.config.timezone,

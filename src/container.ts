@@ -25,7 +25,8 @@ import { PrometheusMetrics } from "./ops/metrics";
 import { sqliteReadings } from "./ops/readings";
 import { PaymentRepository } from "./payments/repository";
 import { PaymentService } from "./payments/service";
-import { ExportThreads, type ExportThreadsOptions } from "./statements/export-threads";
+import { ExportQueries } from "./statements/export/queries";
+import { ExportThreads, type ExportThreadsOptions } from "./statements/export/threads";
 import { BalanceRefresher, StatementPoller } from "./statements/poller";
 import { type BalanceRow, StatementRepository } from "./statements/repository";
 import { StatementService } from "./statements/service";
@@ -84,6 +85,7 @@ export function buildServices(
   // Balances are written by the statements repository and read by every get_balance.
   const balanceRows = new RowCache<BalanceRow>(externalChanges);
   const statementRepo = new StatementRepository(sqlite, externalChanges, { balanceRows });
+  const exportQueries = new ExportQueries(sqlite);
   const exportThreads = new ExportThreads(config.dbPath, logger, {
     threads: config.exportThreads,
     ...overrides.exportThreads,
@@ -149,6 +151,7 @@ export function buildServices(
     banks,
     gateway,
     statementRepo,
+    exportQueries,
     exportThreads,
     statements,
     poller,

@@ -95,6 +95,7 @@ describe("loadConfig", () => {
       SVC_LOG_LEVEL: "",
       MCP_ALLOWED_ORIGINS: "",
       SVC_TRUST_PROXY: "",
+      SVC_ROW_CACHE: "",
     });
     expect(config.adminToken).toBeNull();
     expect(config.secretKey).toBeNull();
@@ -103,6 +104,7 @@ describe("loadConfig", () => {
     expect(config.logLevel).toBe("info");
     expect(config.mcpAllowedOrigins).toEqual([]);
     expect(config.trustProxy).toEqual([]);
+    expect(config.rowCache).toBe(true);
   });
 
   test("the port range ends are accepted", () => {
@@ -148,6 +150,7 @@ describe("loadConfig", () => {
     ["SVC_AUDIT_RETENTION_DAYS", { SVC_AUDIT_RETENTION_DAYS: "0" }],
     ["SVC_AUDIT_RETENTION_DAYS", { SVC_AUDIT_RETENTION_DAYS: "a year" }],
     ["SVC_ROW_CACHE", { SVC_ROW_CACHE: "no" }],
+    ["SVC_ROW_CACHE", { SVC_ROW_CACHE: "ON" }],
   ];
   for (const [variable, env] of bad) {
     test(`${JSON.stringify(env)} is a ConfigError naming ${variable}`, () => {

@@ -6,7 +6,7 @@ import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
 import { openReadOnly } from "../db/open";
 import type { ExternalChanges, RowCache } from "../db/sqlite/row-cache";
-import type { BalanceRow } from "../statements/repository";
+import type { BalanceRow } from "../statements/queries";
 import { McpReadModel } from "./read-model";
 import { SessionManager, type SessionStore, SessionSweeper, SqliteSessionStore } from "./sessions";
 import { createToolRegistry } from "./tools";

@@ -10,7 +10,7 @@ import {
   type StatementListFilter,
   type StatementRow,
   statementListQuery,
-} from "../statements/repository";
+} from "../statements/queries";
 
 export interface CompanyRecord {
   company_id: string;

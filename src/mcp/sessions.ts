@@ -71,19 +71,15 @@ export class SqliteSessionStore implements SessionStore {
 
   async extend(id: string, expiresAtMs: number): Promise<void> {
     // Never moves an expiry backwards (two concurrent requests may extend in either order).
-    this.extendStmt.run(expiresAtMs, id, expiresAtMs);
-    this.cache.forget(id);
+    this.cache.write(id, () => this.extendStmt.run(expiresAtMs, id, expiresAtMs));
   }
 
   async delete(id: string, apiTokenId: string): Promise<void> {
-    this.deleteStmt.run(id, apiTokenId);
-    this.cache.forget(id);
+    this.cache.write(id, () => this.deleteStmt.run(id, apiTokenId));
   }
 
   async deleteExpired(nowMs: number): Promise<number> {
-    const deleted = this.expiredStmt.run(nowMs).changes;
-    if (deleted > 0) this.cache.clear();
-    return deleted;
+    return this.cache.writeAll(() => this.expiredStmt.run(nowMs).changes);
   }
 }
 

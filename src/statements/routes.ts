@@ -11,7 +11,8 @@ import { fileField, readMultipart, uuidField } from "../http/multipart";
 import { withRequestState } from "../http/request-state";
 import { tokenAuth } from "../http/token-auth";
 import { type ExportFormat, exportStatement } from "./export";
-import type { ExportThreads } from "./export-threads";
+import type { ExportQueries } from "./export/queries";
+import type { ExportThreads } from "./export/threads";
 import {
   ExportFileSchema,
   ExportQuery,
@@ -43,6 +44,7 @@ export function statementRoutes(deps: {
   guard: TokenGuard;
   service: StatementService;
   repo: StatementRepository;
+  exports: ExportQueries;
   exportThreads: ExportThreads;
   logger: Logger;
   timezone: string;
@@ -176,7 +178,7 @@ export function statementRoutes(deps: {
           second: "2-digit",
           hourCycle: "h23",
         }).format(now);
-        const file = exportStatement(deps.repo, row, account, format, {
+        const file = exportStatement(deps.exports, row, account, format, {
           version,
           bom: query.bom === "1",
           created: { date: dateInZone(now, deps.timezone), time },

@@ -478,7 +478,7 @@ async function exportsPart(
     });
   }
   // Several large downloads at once: each export of this size gets worker threads of its own
-  // (statements/export-threads.ts, up to its cap), each thread a heap of its own, so the memory of
+  // (statements/export/threads.ts, up to its cap), each thread a heap of its own, so the memory of
   // concurrent exports is measured too. Not a target: what an operator should expect.
   const CONCURRENT = 4;
   const url = `${server.url}/api/v1/integration/statements/${statementId}/export?format=1c`;

@@ -1,10 +1,10 @@
-// Large exports are rendered by worker threads (statements/export-threads.ts). What they send must
+// Large exports are rendered by worker threads (statements/export/threads.ts). What they send must
 // be exactly what the server's own thread sends, and a download that ends early, fails or outlives
 // the server must not leave a thread or an open read behind.
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type ExportFormat, exportStatement } from "../../src/statements/export";
-import type { ExportThreads, ExportThreadsOptions } from "../../src/statements/export-threads";
+import type { ExportThreads, ExportThreadsOptions } from "../../src/statements/export/threads";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
 import { sqlInAnotherProcess, tempDir } from "../helpers/server";
 
@@ -62,7 +62,7 @@ const bytesOf = async (body: ReadableStream<Uint8Array>) =>
 describe("exports rendered by worker threads", () => {
   test("are byte for byte the exports rendered in the server's thread, in every format", async () => {
     const { t, row } = await appWithStatement({ minOperations: 1, threads: 2 });
-    const repo = t.services.statementRepo;
+    const repo = t.services.exportQueries;
     const threads = t.services.exportThreads;
     // Line breaks inside values: such documents are written by the field writer, in the worker too.
     const breaks = t.services.database.sqlite

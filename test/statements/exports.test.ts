@@ -267,8 +267,8 @@ describe("json export objects", () => {
     const id = await readyStatement(t, w.token, w.account.bank_account_id, "2026-10-01", "2026-10-31");
     const row = t.services.statementRepo.findById(id)!;
     const seqs = Array.from({ length: row.operations_count! }, (_, i) => i + 1);
-    const objects = t.services.statementRepo.operationsAt(row, seqs);
-    const json = t.services.statementRepo.operationsJsonPage(row, 0, 100_000);
+    const objects = t.services.exportQueries.operationsAt(row, seqs);
+    const json = t.services.exportQueries.operationsJsonPage(row, 0, 100_000);
     expect(json).toHaveLength(objects.length);
     json.forEach((j, i) => {
       expect(JSON.parse(j.json)).toEqual(operationJson(objects[i]!.op));

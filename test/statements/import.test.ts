@@ -43,7 +43,7 @@ function storedOperations(t: TestApp, statementId: string) {
   const row = t.services.statementRepo.findById(statementId);
   if (!row) throw new Error("no statement");
   const seqs = Array.from({ length: row.operations_count ?? 0 }, (_, i) => i + 1);
-  return t.services.statementRepo.operationsAt(row, seqs).map((r) => r.op);
+  return t.services.exportQueries.operationsAt(row, seqs).map((r) => r.op);
 }
 
 async function imported(t: TestApp, w: ReturnType<typeof fileWorld>, externalId: string, file: BankFile) {

@@ -1,4 +1,4 @@
-// The 1C export reads its documents laid out by SQLite (statements/onec-sql.ts). Whatever is
+// The 1C export reads its documents laid out by SQLite (statements/export/onec-sql.ts). Whatever is
 // stored, the file must hold exactly the bytes of the field writer (writeStatementDocumentFields),
 // which is the definition: line breaks, NUL, quotes and characters cp1251 lacks in any value,
 // every amount, both directions, every document kind, both versions.
@@ -8,6 +8,7 @@ import { migrate, openDatabase } from "../../src/db/open";
 import { encodeCp1251, oneCStatementDocument, oneCStatementFooter } from "../../src/formats/onec";
 import { DOC_TYPES, type OneCVersion, type StatementOperation } from "../../src/formats/types";
 import { exportStatement } from "../../src/statements/export";
+import { ExportQueries } from "../../src/statements/export/queries";
 import { StatementRepository, type StatementRow } from "../../src/statements/repository";
 
 const ACCOUNT = "40702810900000000001";
@@ -17,7 +18,8 @@ function storage(options: { layOutOneC?: boolean } = {}) {
   migrate(database.db);
   // Only the export's reading is under test here: no company or account rows behind it.
   database.sqlite.exec("PRAGMA foreign_keys = OFF");
-  const repo = new StatementRepository(database.sqlite, undefined, options);
+  const lifecycle = new StatementRepository(database.sqlite);
+  const repo = new ExportQueries(database.sqlite, options);
   let n = 0;
   const statement = (ops: StatementOperation[]): StatementRow => {
     const id = `s${++n}`;
@@ -29,13 +31,13 @@ function storage(options: { layOutOneC?: boolean } = {}) {
          VALUES (?, ?, 'ui', '2026-10-01', '2026-10-31', 'ready', 'done', 0, 0, '2026-11-01T00:00:00Z', 0, 0, 0, 0, ?)`,
       )
       .run(id, `acc-${id}`, ops.length);
-    repo.storeOperations(id, `acc-${id}`, 1, ops);
-    return repo.findById(id)!;
+    lifecycle.storeOperations(id, `acc-${id}`, 1, ops);
+    return lifecycle.findById(id)!;
   };
   return { repo, statement };
 }
 
-async function exported(repo: StatementRepository, statement: StatementRow, version: OneCVersion) {
+async function exported(repo: ExportQueries, statement: StatementRow, version: OneCVersion) {
   const file = exportStatement(repo, statement, { accountNumber: ACCOUNT, alias: "main" }, "1c", {
     version,
     created: { date: "2026-11-01", time: "10:00:00" },
@@ -45,7 +47,7 @@ async function exported(repo: StatementRepository, statement: StatementRow, vers
 
 /** The documents and the footer as the field writer writes the `count` stored operations. */
 function expectedTail(
-  repo: StatementRepository,
+  repo: ExportQueries,
   statement: StatementRow,
   version: OneCVersion,
   count: number,

@@ -57,8 +57,7 @@ export class BankAccountRepository {
   }
 
   insert(row: BankAccountRow): void {
-    this.db.insert(bankAccounts).values(row).run();
-    this.cache.clear();
+    this.cache.writeAll(() => this.db.insert(bankAccounts).values(row).run());
   }
 
   /** Treat the result as read-only: it may be shared with other requests. */

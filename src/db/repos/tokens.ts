@@ -34,14 +34,19 @@ export interface AccountGrant {
   allowSendPayments: boolean;
 }
 
+/** A token's grants, as a list and by bank account id, loaded together. */
+interface GrantSet {
+  list: AccountGrant[];
+  byAccount: ReadonlyMap<string, AccountGrant>;
+}
+
 export class TokenRepository {
   private readonly byHash;
   private readonly grantsOf;
   private readonly touchStmt;
 
   private readonly records: RowCache<TokenAuthRecord>;
-  private readonly grantLists: RowCache<AccountGrant[]>;
-  private readonly grantMaps: RowCache<ReadonlyMap<string, AccountGrant>>;
+  private readonly grantSets: RowCache<GrantSet>;
 
   constructor(
     private readonly db: Db,
@@ -49,8 +54,7 @@ export class TokenRepository {
     changes: ExternalChanges,
   ) {
     this.records = new RowCache(changes);
-    this.grantLists = new RowCache(changes);
-    this.grantMaps = new RowCache(changes);
+    this.grantSets = new RowCache(changes);
     this.byHash = sqlite.query<RawAuthRow, [string]>(
       `SELECT id, company_id AS companyId, purpose, mode, scope_read_statements AS scopeReadStatements,
               scope_send_payments AS scopeSendPayments, allowed_ips AS allowedIps,
@@ -82,29 +86,28 @@ export class TokenRepository {
 
   /** Treat the result as read-only: it may be shared with other requests. */
   grants(tokenId: string): AccountGrant[] {
-    return (
-      this.grantLists.get(tokenId, () =>
-        this.grantsOf.all(tokenId).map((g) => ({
-          bankAccountId: g.bankAccountId,
-          allowReadStatements: g.r === 1,
-          allowSendPayments: g.s === 1,
-        })),
-      ) ?? []
-    );
+    return this.grantSet(tokenId).list;
   }
 
   /** The token's grants by bank account id (shared with other requests, like `grants`). */
   grantsByAccount(tokenId: string): ReadonlyMap<string, AccountGrant> {
-    return (
-      this.grantMaps.get(tokenId, () => new Map(this.grants(tokenId).map((g) => [g.bankAccountId, g]))) ??
-      new Map()
-    );
+    return this.grantSet(tokenId).byAccount;
   }
 
-  private forget(): void {
-    this.records.clear();
-    this.grantLists.clear();
-    this.grantMaps.clear();
+  private grantSet(tokenId: string): GrantSet {
+    return this.grantSets.get(tokenId, () => {
+      const list = this.grantsOf.all(tokenId).map((g) => ({
+        bankAccountId: g.bankAccountId,
+        allowReadStatements: g.r === 1,
+        allowSendPayments: g.s === 1,
+      }));
+      return { list, byAccount: new Map(list.map((g) => [g.bankAccountId, g])) };
+    })!;
+  }
+
+  /** A write to tokens or grants: records are kept by hash, so every cached one goes. */
+  private writing(write: () => void): void {
+    this.records.writeAll(() => this.grantSets.writeAll(write));
   }
 
   touch(tokenId: string, at: string): void {
@@ -114,35 +117,37 @@ export class TokenRepository {
   // bun:sqlite transactions nest (as savepoints), so a caller may wrap these in its own
   // transaction together with the audit entry.
   insert(row: ApiTokenRow, grants: AccountGrant[]): void {
-    this.sqlite
-      .transaction(() => {
-        this.db.insert(apiTokens).values(row).run();
-        for (const g of grants)
-          this.db
-            .insert(tokenAccounts)
-            .values({ tokenId: row.id, ...g })
-            .run();
-      })
-      .immediate();
-    this.forget();
-  }
-
-  update(id: string, patch: Partial<ApiTokenRow>, grants?: AccountGrant[]): void {
-    this.sqlite
-      .transaction(() => {
-        if (Object.keys(patch).length > 0)
-          this.db.update(apiTokens).set(patch).where(eq(apiTokens.id, id)).run();
-        if (grants) {
-          this.db.delete(tokenAccounts).where(eq(tokenAccounts.tokenId, id)).run();
+    this.writing(() =>
+      this.sqlite
+        .transaction(() => {
+          this.db.insert(apiTokens).values(row).run();
           for (const g of grants)
             this.db
               .insert(tokenAccounts)
-              .values({ tokenId: id, ...g })
+              .values({ tokenId: row.id, ...g })
               .run();
-        }
-      })
-      .immediate();
-    this.forget();
+        })
+        .immediate(),
+    );
+  }
+
+  update(id: string, patch: Partial<ApiTokenRow>, grants?: AccountGrant[]): void {
+    this.writing(() =>
+      this.sqlite
+        .transaction(() => {
+          if (Object.keys(patch).length > 0)
+            this.db.update(apiTokens).set(patch).where(eq(apiTokens.id, id)).run();
+          if (grants) {
+            this.db.delete(tokenAccounts).where(eq(tokenAccounts.tokenId, id)).run();
+            for (const g of grants)
+              this.db
+                .insert(tokenAccounts)
+                .values({ tokenId: id, ...g })
+                .run();
+          }
+        })
+        .immediate(),
+    );
   }
 
   findById(id: string): ApiTokenRow | null {

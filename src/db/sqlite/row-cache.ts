@@ -1,15 +1,19 @@
 // Rows that requests read again and again and that change rarely (tokens, their grants, bank
-// accounts, statements, agent sessions, balances) are kept in memory. A cache is emptied when its
-// repository writes, and all of them when another connection has committed anything (PRAGMA
-// data_version moves): a token revoked by `svc admin` from another process fails from the next
-// request on, as one revoked here does.
+// accounts, statements, agent sessions, balances) are kept in memory. A cache forgets what its
+// repository writes, and all of them are emptied when another connection has committed anything
+// (PRAGMA data_version moves): a token revoked by `svc admin` from another process fails from the
+// next request on, as one revoked here does.
+//
+// The rule lives here, not in the repositories: `RowCache.get` looks for other connections'
+// commits before it answers, and `write`/`writeAll` forget after the write they run. A repository
+// has no way to read a row without the look nor to forget one without writing.
 import type { Database } from "bun:sqlite";
 import type { WalIndexHeader } from "./wal-index-header";
 
 export class ExternalChanges {
   private readonly stmt;
   private version: number;
-  private readonly caches: RowCache<unknown>[] = [];
+  private readonly clears: (() => void)[] = [];
   private checkedInThisRun = false;
   private readonly endRun = () => {
     this.checkedInThisRun = false;
@@ -17,20 +21,21 @@ export class ExternalChanges {
 
   /**
    * `header`: the database's WAL-index header; without one (in memory) every check asks SQLite.
-   * `caching: false` (SVC_ROW_CACHE=off) keeps nothing: every read goes to the database.
+   * `keepRows` false (SVC_ROW_CACHE=off): caches keep nothing, every read goes to the database.
    */
   constructor(
     sqlite: Database,
     private readonly header: WalIndexHeader | null = null,
-    readonly caching = true,
+    readonly keepRows = true,
   ) {
     this.stmt = sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
     header?.moved();
     this.version = this.read();
   }
 
-  register(cache: RowCache<unknown>): void {
-    this.caches.push(cache);
+  /** How a cache is emptied when another connection has committed (see `RowCache`). */
+  register(clear: () => void): void {
+    this.clears.push(clear);
   }
 
   /**
@@ -38,9 +43,9 @@ export class ExternalChanges {
    * Asks SQLite only when the WAL-index header has changed since the last look (some connection
    * committed: this process's own included); reading it is one pread instead of a statement.
    * Looks once per synchronous run of code (until the next microtask): a request asks several
-   * repositories in one run, and each look is a SQLite statement, several microseconds under
-   * load. Nothing of this process interleaves with a run, and another process's commit during
-   * it is indistinguishable from one just after it.
+   * caches in one run, and each look is a SQLite statement, several microseconds under load.
+   * Nothing of this process commits through another connection during a run, and another
+   * process's commit during it is indistinguishable from one just after it.
    */
   check(): void {
     if (this.checkedInThisRun) return;
@@ -52,12 +57,12 @@ export class ExternalChanges {
     const version = this.read();
     if (version === this.version) return;
     this.version = version;
-    for (const cache of this.caches) cache.clear();
+    for (const clear of this.clears) clear();
   }
 
   /** Empties every cache: for changes made behind the repositories on this same connection. */
   invalidate(): void {
-    for (const cache of this.caches) cache.clear();
+    for (const clear of this.clears) clear();
   }
 
   private read(): number {
@@ -67,23 +72,22 @@ export class ExternalChanges {
 
 const MAX_ENTRIES = 10_000;
 
-/**
- * The one way a repository keeps rows: `get` looks for other connections' commits first (once per
- * run of code) and then loads what is missing; `forget` after the repository's own write. No
- * caller has a check to remember, so none can read a row another process has changed.
- */
 export class RowCache<V> {
   private readonly rows = new Map<string, V>();
-  private readonly caching: boolean;
+  private readonly keepRows: boolean;
 
   constructor(private readonly changes: ExternalChanges) {
-    this.caching = changes.caching;
-    changes.register(this as RowCache<unknown>);
+    this.keepRows = changes.keepRows;
+    if (this.keepRows) changes.register(() => this.rows.clear());
   }
 
-  /** The cached row, else `load()`'s (cached unless null: misses are not kept). */
+  /**
+   * The cached row, else `load()`'s (cached unless null: misses are not kept). Other connections'
+   * commits are looked for first (once per run of code). Treat the result as read-only: it may be
+   * shared with other requests.
+   */
   get(key: string, load: () => V | null): V | null {
-    if (!this.caching) return load();
+    if (!this.keepRows) return load();
     this.changes.check();
     const hit = this.rows.get(key);
     if (hit !== undefined) return hit;
@@ -94,12 +98,21 @@ export class RowCache<V> {
     return row;
   }
 
-  /** Drops one row (after a write to it). */
-  forget(key: string): void {
-    this.rows.delete(key);
+  /** Runs `write`, a change to the row `key`, then forgets that row (also when the write throws). */
+  write<T>(key: string, write: () => T): T {
+    try {
+      return write();
+    } finally {
+      this.rows.delete(key);
+    }
   }
 
-  clear(): void {
-    this.rows.clear();
+  /** Runs `write`, a change to any rows, then forgets every row (also when the write throws). */
+  writeAll<T>(write: () => T): T {
+    try {
+      return write();
+    } finally {
+      this.rows.clear();
+    }
   }
 }

@@ -6,10 +6,10 @@
 // default only one export at a time gets threads: on two cores, four 1C exports with two threads
 // each came out slower in all than one (291k against 324k ops/s) and took 262 MB instead of 140.
 import { availableParallelism } from "node:os";
-import type { Logger } from "../core/logger";
-import { workerEntry } from "../worker-entry";
-import type { ExportJob, PageSource } from "./export";
-import type { ExportWorkerCommand, ExportWorkerMessage, ExportWorkerStart } from "./export-worker";
+import type { Logger } from "../../core/logger";
+import { workerEntry } from "../../worker-entry";
+import type { ExportJob, PageSource } from ".";
+import type { ExportWorkerCommand, ExportWorkerMessage, ExportWorkerStart } from "./worker";
 
 export interface ExportThreadsOptions {
   /** Threads per export (default: the cores, at most 2; 0: every export in the server's thread). */
@@ -23,6 +23,8 @@ export interface ExportThreadsOptions {
 export const EXPORT_THREADS_MIN_OPERATIONS = 20_000;
 /** Pages a worker may have waiting unread: enough to keep it busy, little held in memory. */
 const AHEAD = 3;
+/** The worker's module (an entrypoint of the compiled binary too: see the Makefile). */
+const WORKER_MODULE = "src/statements/export/worker.ts";
 /** How long a worker may take to close its connection when told to stop. */
 const STOP_GRACE_MS = 5000;
 
@@ -40,7 +42,7 @@ class ExportThread {
   });
 
   constructor(start: ExportWorkerStart, logger: Logger) {
-    this.worker = new Worker(workerEntry("src/statements/export-worker.ts"), { smol: true });
+    this.worker = new Worker(workerEntry(WORKER_MODULE), { smol: true });
     this.worker.onmessage = (event: MessageEvent<ExportWorkerMessage>) => {
       const message = event.data;
       if (message === "stopped") this.terminate();
@@ -168,7 +170,7 @@ export class ExportThreads {
     if (this.threads === 0 || this.path === ":memory:") return Promise.resolve(true);
     if (this.startedOnce) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
-      const worker = new Worker(workerEntry("src/statements/export-worker.ts"), { smol: true });
+      const worker = new Worker(workerEntry(WORKER_MODULE), { smol: true });
       const done = (ok: boolean) => {
         clearTimeout(timer);
         worker.terminate();

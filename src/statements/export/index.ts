@@ -1,12 +1,18 @@
 // Statement exports as streams: operations are read page by page and written chunk by chunk, so
 // memory does not grow with the size of a statement. Pages are rendered in this thread, or, for a
-// large statement, by worker threads with their own read-only connections (export-threads.ts).
-import { csvHeader, csvLinesFromStored } from "../formats/csv";
-import { kopecksToJsonNumber } from "../formats/money";
-import { encodeCp1251, OneCDocumentEncoder, oneCStatementFooter, oneCStatementHeader } from "../formats/onec";
-import type { DocType, OneCVersion, StatementOperation } from "../formats/types";
+// large statement, by worker threads with their own read-only connections (threads.ts).
+import { csvHeader, csvLinesFromStored } from "../../formats/csv";
+import { kopecksToJsonNumber } from "../../formats/money";
+import {
+  encodeCp1251,
+  OneCDocumentEncoder,
+  oneCStatementFooter,
+  oneCStatementHeader,
+} from "../../formats/onec";
+import type { DocType, OneCVersion, StatementOperation } from "../../formats/types";
+import type { StatementRow } from "../queries";
 import { oneCDocumentSql } from "./onec-sql";
-import type { StatementRepository, StatementRow } from "./repository";
+import type { ExportQueries } from "./queries";
 
 export type ExportFormat = "1c" | "csv" | "json";
 
@@ -68,18 +74,18 @@ function pageCount(operations: number): number {
   return Math.ceil(operations / PAGE);
 }
 
-export function pageRenderer(repo: StatementRepository, job: ExportJob): PageRenderer {
+export function pageRenderer(queries: ExportQueries, job: ExportJob): PageRenderer {
   const { statement } = job;
   const range = (n: number) => [n * PAGE, (n + 1) * PAGE] as const;
   switch (job.format) {
     case "json":
       return (n) => {
-        const rows = repo.operationsJsonPage(statement, ...range(n));
+        const rows = queries.operationsJsonPage(statement, ...range(n));
         return rows.length === 0 ? EMPTY : utf8.encode(rows.map((r) => r.json).join(","));
       };
     case "csv":
       return (n) => {
-        const rows = repo.operationsCsvPage(statement, ...range(n));
+        const rows = queries.operationsCsvPage(statement, ...range(n));
         return rows.length === 0 ? EMPTY : utf8.encode(csvLinesFromStored(rows.map((r) => r.values)));
       };
     case "1c": {
@@ -90,13 +96,13 @@ export function pageRenderer(repo: StatementRepository, job: ExportJob): PageRen
         // the field writer, which writes such values its own way and throws on what it refuses;
         // their operations are read afterwards, in one query.
         const late: number[] = [];
-        for (const r of repo.operationsOneCPage(statement, job.version, ...range(n))) {
+        for (const r of queries.operationsOneCPage(statement, job.version, ...range(n))) {
           if (r.document !== null && encoder.laidOut(r.document, lines)) continue;
           encoder.keepPlace();
           late.push(r.seq);
         }
         if (late.length === 0) return encoder.take();
-        return encoder.takeWith(repo.operationsAt(statement, late).map((r) => r.op));
+        return encoder.takeWith(queries.operationsAt(statement, late).map((r) => r.op));
       };
     }
   }
@@ -182,11 +188,11 @@ function exportStream(
   });
 }
 
-/** Where the pages of an export come from other than this thread (export-threads.ts); null: here. */
+/** Where the pages of an export come from other than this thread (threads.ts); null: here. */
 export type PageSourceFactory = (job: ExportJob, pages: number, operations: number) => PageSource | null;
 
 export function exportStatement(
-  repo: StatementRepository,
+  queries: ExportQueries,
   statement: StatementRow,
   account: { accountNumber: string; alias: string },
   format: ExportFormat,
@@ -211,7 +217,7 @@ export function exportStatement(
   const operations = statement.operations_count ?? 0;
   const pages = pageCount(operations);
   const source = observed(
-    opts.pages?.(job, pages, operations) ?? renderedHere(pageRenderer(repo, job), pages),
+    opts.pages?.(job, pages, operations) ?? renderedHere(pageRenderer(queries, job), pages),
     opts.onFailure,
     opts.onBytes,
   );
@@ -251,7 +257,7 @@ export function exportStatement(
                 dateFrom: statement.date_from,
                 dateTo: statement.date_to,
                 accountNumber: account.accountNumber,
-                docTypes: repo.docTypes(statement) as DocType[],
+                docTypes: queries.docTypes(statement) as DocType[],
                 openingBalance: statement.opening_balance ?? 0,
                 totalCredit: statement.total_credit ?? 0,
                 totalDebit: statement.total_debit ?? 0,

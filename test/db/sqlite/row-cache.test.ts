@@ -1,12 +1,13 @@
 // Tokens, accounts, statement rows, agent sessions and balances are cached in memory; a change
 // made by another process (for example `svc admin token revoke` on the same database file) must
-// still count from the next request on.
+// still count from the next request on. Every case runs with the row cache on and off
+// (SVC_ROW_CACHE): the answers must not depend on it.
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { makeTestApp, type TestApp } from "../helpers/app";
-import { expectError } from "../helpers/envelope";
-import { tempDir } from "../helpers/server";
+import { makeTestApp, type TestApp } from "../../helpers/app";
+import { expectError } from "../../helpers/envelope";
+import { tempDir } from "../../helpers/server";
 
 const PATH = "/api/v1/integration/statements";
 const open: { t: TestApp; other: Database }[] = [];
@@ -18,13 +19,19 @@ afterEach(() => {
   }
 });
 
-function setup(rowCache: "on" | "off" = "on") {
+function setup(rowCache: "on" | "off") {
   const dbPath = join(tempDir(), "svc.db");
   const t = makeTestApp({ SVC_ROW_CACHE: rowCache }, "2026-11-20T09:00:00Z", { dbPath });
   const other = new Database(dbPath, { strict: true });
   other.exec("PRAGMA busy_timeout = 5000");
   open.push({ t, other });
   return { t, other };
+}
+
+function tokenHash(t: TestApp, tokenId: string): string {
+  return t.services.database.sqlite
+    .query<{ token_hash: string }, [string]>("SELECT token_hash FROM api_tokens WHERE id = ?")
+    .get(tokenId)!.token_hash;
 }
 
 async function orderOneDay(t: TestApp, token: string, accountId: string): Promise<string> {
@@ -40,8 +47,7 @@ async function orderOneDay(t: TestApp, token: string, accountId: string): Promis
   return ((await ordered.json()) as { statement_id: string }).statement_id;
 }
 
-// Every behaviour holds with the rows kept in memory (the default) and without (SVC_ROW_CACHE=off).
-describe.each(["on", "off"] as const)("rows kept in memory: %s", (rowCache) => {
+describe.each(["on", "off"] as const)("cached tokens and accounts, SVC_ROW_CACHE=%s", (rowCache) => {
   test("a token revoked by another process fails from the next request on", async () => {
     const { t, other } = setup(rowCache);
     const w = t.fixtures.world();
@@ -116,6 +122,23 @@ describe.each(["on", "off"] as const)("rows kept in memory: %s", (rowCache) => {
     });
   });
 
+  test("grants changed by another process show in the admin API from the next request on", async () => {
+    const { t, other } = setup(rowCache);
+    const w = t.fixtures.world();
+    const grantsShown = async () => {
+      const listed = (await (await t.admin("GET", "/tokens")).json()) as {
+        tokens: { api_token_id: string; accounts: { allow_read_statements: boolean }[] }[];
+      };
+      return listed.tokens.find((token) => token.api_token_id === w.tokenId)?.accounts;
+    };
+    // The grants are read (and kept) by the token's own request and by the admin view.
+    expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
+    expect(await grantsShown()).toMatchObject([{ allow_read_statements: true }]);
+    other.query("UPDATE token_accounts SET allow_read_statements = 0 WHERE token_id = ?").run(w.tokenId);
+    expect(await grantsShown()).toMatchObject([{ allow_read_statements: false }]);
+    expect(t.services.admin.tokenView(w.tokenId).accounts).toMatchObject([{ allow_read_statements: false }]);
+  });
+
   test("changes through this process's admin service count at once (no other connection involved)", async () => {
     const { t } = setup(rowCache);
     const w = t.fixtures.world();
@@ -160,38 +183,30 @@ describe.each(["on", "off"] as const)("rows kept in memory: %s", (rowCache) => {
     expect(after.status).toBe("failed");
     expect(after.error?.code).toBe("bank_error");
   });
-
-  test("the admin view shows grants another process changed", async () => {
-    const { t, other } = setup(rowCache);
-    const w = t.fixtures.world();
-    const grantsOf = async () =>
-      (
-        (await (await t.admin("GET", "/tokens")).json()) as {
-          tokens: { api_token_id: string; accounts: { allow_read_statements: boolean }[] }[];
-        }
-      ).tokens.find((tk) => tk.api_token_id === w.tokenId)?.accounts;
-    // A request authenticates the token: its grants are read (and kept) on the way.
-    expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
-    expect(await grantsOf()).toEqual([expect.objectContaining({ allow_read_statements: true })]);
-    other.query("UPDATE token_accounts SET allow_read_statements = 0 WHERE token_id = ?").run(w.tokenId);
-    expect(await grantsOf()).toEqual([expect.objectContaining({ allow_read_statements: false })]);
-  });
 });
 
-describe("rows kept in memory", () => {
+describe("how often other processes' commits are looked for", () => {
   test("other processes' commits are looked for once per synchronous run of code", async () => {
-    const { t, other } = setup();
+    const { t, other } = setup("on");
     const w = t.fixtures.world();
     const tokens = t.services.tokens;
-    const hash = t.services.database.sqlite
-      .query<{ token_hash: string }, [string]>("SELECT token_hash FROM api_tokens WHERE id = ?")
-      .get(w.tokenId)!.token_hash;
+    const hash = tokenHash(t, w.tokenId);
     expect(tokens.findByHash(hash)?.revokedAt).toBeNull();
     other.query("UPDATE api_tokens SET revoked_at = '2026-11-20T09:00:00.000Z' WHERE id = ?").run(w.tokenId);
     // Same run as the look above: the cached row still answers.
     expect(tokens.findByHash(hash)?.revokedAt).toBeNull();
     await Promise.resolve();
     // A later run looks again.
+    expect(tokens.findByHash(hash)?.revokedAt).toBe("2026-11-20T09:00:00.000Z");
+  });
+
+  test("with SVC_ROW_CACHE=off nothing is kept: a commit counts even within the same run", () => {
+    const { t, other } = setup("off");
+    const w = t.fixtures.world();
+    const tokens = t.services.tokens;
+    const hash = tokenHash(t, w.tokenId);
+    expect(tokens.findByHash(hash)?.revokedAt).toBeNull();
+    other.query("UPDATE api_tokens SET revoked_at = '2026-11-20T09:00:00.000Z' WHERE id = ?").run(w.tokenId);
     expect(tokens.findByHash(hash)?.revokedAt).toBe("2026-11-20T09:00:00.000Z");
   });
 });

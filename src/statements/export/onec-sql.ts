@@ -4,8 +4,8 @@
 // definition; a property test holds the two equal. Rows that writer refuses (amount, date,
 // document kind) come back NULL, and rows with a line break inside a value are recognised by the
 // encoder (OneCDocumentEncoder.laidOut): both are written by the field writer instead.
-import { ONEC_DOC_KINDS, ONEC_PARTY_KEYS, ONEC_PAYMENT_KIND_CODES } from "../formats/onec";
-import type { OneCVersion } from "../formats/types";
+import { ONEC_DOC_KINDS, ONEC_PARTY_KEYS, ONEC_PAYMENT_KIND_CODES } from "../../formats/onec";
+import type { OneCVersion } from "../../formats/types";
 
 export interface OneCDocumentSql {
   /** Text of the document for the operations row `o`, or NULL. */

@@ -3,10 +3,10 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import { join } from "node:path";
-import { openDatabase } from "../../src/db/open";
-import { ExternalChanges, RowCache } from "../../src/db/sqlite/row-cache";
-import { WalIndexHeader } from "../../src/db/sqlite/wal-index-header";
-import { sqlInAnotherProcess, tempDir } from "../helpers/server";
+import { openDatabase } from "../../../src/db/open";
+import { ExternalChanges, RowCache } from "../../../src/db/sqlite/row-cache";
+import { WalIndexHeader } from "../../../src/db/sqlite/wal-index-header";
+import { sqlInAnotherProcess, tempDir } from "../../helpers/server";
 
 const opened: Database[] = [];
 afterEach(() => {
@@ -83,23 +83,61 @@ describe("ExternalChanges", () => {
     const cache = new RowCache<string>(changes);
     // bun:sqlite hands out the same prepared statement for the same text.
     const dataVersion = spyOn(sqlite.query("PRAGMA data_version"), "get");
+    // Every read of the cache looks first (once per run of code).
     cache.get("k", () => "cached");
 
     for (let i = 0; i < 3; i++) {
-      changes.check();
       await nextRun();
+      expect(cache.get("k", () => "reloaded")).toBe("cached");
     }
     expect(dataVersion).toHaveBeenCalledTimes(0);
-    expect(cache.get("k", () => "reloaded")).toBe("cached");
 
-    await nextRun();
     other.exec("INSERT INTO t VALUES (1)");
-    changes.check();
-    expect(dataVersion).toHaveBeenCalledTimes(1);
+    await nextRun();
     expect(cache.get("k", () => "reloaded")).toBe("reloaded");
+    expect(dataVersion).toHaveBeenCalledTimes(1);
     await nextRun();
     changes.check();
+    expect(cache.get("k", () => "again")).toBe("reloaded");
     expect(dataVersion).toHaveBeenCalledTimes(1);
+  });
+
+  test("a look is made once per run of code, however many reads", async () => {
+    const { sqlite, other, walHeader } = walDatabase();
+    const changes = new ExternalChanges(sqlite, walHeader);
+    const cache = new RowCache<string>(changes);
+    const dataVersion = spyOn(sqlite.query("PRAGMA data_version"), "get");
+    other.exec("INSERT INTO t VALUES (1)");
+    for (let i = 0; i < 3; i++) cache.get(`k${i}`, () => "loaded");
+    expect(dataVersion).toHaveBeenCalledTimes(1);
+  });
+
+  test("writes forget what they change, also when they fail", () => {
+    const { sqlite, walHeader } = walDatabase();
+    const cache = new RowCache<string>(new ExternalChanges(sqlite, walHeader));
+    cache.get("a", () => "a1");
+    cache.get("b", () => "b1");
+    expect(cache.write("a", () => 7)).toBe(7);
+    expect(cache.get("a", () => "a2")).toBe("a2");
+    expect(cache.get("b", () => "b2")).toBe("b1");
+    expect(() =>
+      cache.write("a", () => {
+        throw new Error("constraint");
+      }),
+    ).toThrow("constraint");
+    expect(cache.get("a", () => "a3")).toBe("a3");
+    cache.writeAll(() => undefined);
+    expect(cache.get("b", () => "b3")).toBe("b3");
+  });
+
+  test("with rows not kept (SVC_ROW_CACHE=off) every read loads and nothing asks SQLite", async () => {
+    const { sqlite, walHeader } = walDatabase();
+    const changes = new ExternalChanges(sqlite, walHeader, false);
+    const cache = new RowCache<string>(changes);
+    const dataVersion = spyOn(sqlite.query("PRAGMA data_version"), "get");
+    expect(cache.get("k", () => "first")).toBe("first");
+    expect(cache.get("k", () => "second")).toBe("second");
+    expect(dataVersion).toHaveBeenCalledTimes(0);
   });
 
   test("this connection's own commits move the header but empty no cache", async () => {
@@ -108,7 +146,8 @@ describe("ExternalChanges", () => {
     const cache = new RowCache<string>(changes);
     cache.get("k", () => "cached");
     sqlite.exec("INSERT INTO t VALUES (1)");
-    changes.check();
+    // A later run, so that this read looks again.
+    await nextRun();
     expect(cache.get("k", () => "reloaded")).toBe("cached");
   });
 

@@ -1,10 +1,10 @@
-// Runs in its own thread (see export-threads.ts): renders every `stride`-th page of one export,
+// Runs in its own thread (see threads.ts): renders every `stride`-th page of one export,
 // starting at page `first`, through its own read-only connection, and posts each page's bytes. At
 // most `ahead` pages wait unread by the server; each one read is acknowledged ("more"). Between
 // pages no statement is open, so "stop" can close the connection cleanly at any time.
 import { Database } from "bun:sqlite";
-import { type ExportJob, type PageRenderer, pageRenderer } from "./export";
-import { StatementRepository } from "./repository";
+import { type ExportJob, type PageRenderer, pageRenderer } from ".";
+import { ExportQueries } from "./queries";
 
 declare const self: Worker;
 
@@ -73,7 +73,7 @@ self.onmessage = (event: MessageEvent<ExportWorkerCommand>) => {
     db = new Database(start.path, { readonly: true, strict: true });
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec("PRAGMA query_only = ON");
-    render = pageRenderer(new StatementRepository(db), start.job);
+    render = pageRenderer(new ExportQueries(db), start.job);
   } catch (e) {
     close();
     self.postMessage({ error: e instanceof Error ? e.message : String(e) } satisfies ExportWorkerMessage);

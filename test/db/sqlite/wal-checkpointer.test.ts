@@ -3,10 +3,10 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Logger } from "../../src/core/logger";
-import { openDatabase } from "../../src/db/open";
-import { SAFETY_NET_PAGES, WalCheckpointer } from "../../src/db/sqlite/wal-checkpointer";
-import { tempDir } from "../helpers/server";
+import type { Logger } from "../../../src/core/logger";
+import { openDatabase } from "../../../src/db/open";
+import { SAFETY_NET_PAGES, WalCheckpointer } from "../../../src/db/sqlite/wal-checkpointer";
+import { tempDir } from "../../helpers/server";
 
 function recordingLogger() {
   const lines: { level: string; msg: string }[] = [];

@@ -1,0 +1,148 @@
+// What the statement exports read: a ready statement's operations page by page, as csv values,
+// json text or 1C documents laid out by SQLite, and its document kinds. Used by the server's
+// thread and by the export workers, each over its own connection; nothing here writes.
+import type { Database, Statement } from "bun:sqlite";
+import type { StoredCsvValues } from "../../formats/csv";
+import type { OneCVersion, StatementOperation } from "../../formats/types";
+import {
+  inDocTypeOrder,
+  OPERATION_COLUMNS,
+  type OperationDbRow,
+  operationFromRow,
+  type StatementRow,
+} from "../queries";
+import { oneCDocumentSql } from "./onec-sql";
+
+function hasConcat(sqlite: Database): boolean {
+  try {
+    sqlite.query("SELECT concat('a', 'b')").get();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export class ExportQueries {
+  private readonly opsAt;
+  private readonly opsCsvPage;
+  private readonly opsJsonPage;
+  private readonly opsOneCPage = new Map<
+    OneCVersion,
+    Statement<Record<string, unknown>, [string, string, number, number]>
+  >();
+
+  // Whether SQLite lays out the 1C documents (concat() came with SQLite 3.44: Bun carries a newer
+  // one, but on some systems it loads the system library). Without it every document is left to
+  // the field writer, as `document` null says.
+  private readonly layOutOneC: boolean;
+
+  constructor(
+    private readonly sqlite: Database,
+    options: { layOutOneC?: boolean } = {},
+  ) {
+    this.layOutOneC = options.layOutOneC ?? hasConcat(sqlite);
+    this.opsAt = sqlite.query<OperationDbRow & { seq: number }, [string, string, string]>(
+      `SELECT so.seq, ${OPERATION_COLUMNS}
+         FROM statement_operations so
+         JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
+        WHERE so.statement_id = ? AND so.seq IN (SELECT value FROM json_each(?))
+        ORDER BY so.seq`,
+    );
+    // The csv export's values, in CSV_COLUMNS order after seq (amount still in kopecks), read as
+    // arrays: no object per row.
+    this.opsCsvPage = sqlite.query<Record<string, unknown>, [string, string, number, number]>(
+      `SELECT so.seq, o.doc_date, o.doc_number, o.amount, o.currency, o.direction, o.payer_inn, o.payer_name,
+              o.payer_account, o.payee_inn, o.payee_name, o.payee_account, o.purpose
+         FROM statement_operations so
+         JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
+        WHERE so.statement_id = ? AND so.seq > ? AND so.seq <= ?
+        ORDER BY so.seq`,
+    );
+    // The json export's operation objects, built by SQLite itself: the same keys and values as
+    // `operationJson` (amounts in rubles with at most two decimals), without a JS object per row.
+    const party = (p: string) =>
+      `json_object('name', o.${p}_name, 'inn', o.${p}_inn, 'kpp', o.${p}_kpp, 'account', o.${p}_account,
+         'bank_name', o.${p}_bank_name, 'bank_bik', o.${p}_bank_bik, 'bank_corr_account', o.${p}_bank_corr_account)`;
+    this.opsJsonPage = sqlite.query<{ seq: number; json: string }, [string, string, number, number]>(
+      `SELECT so.seq, json_object('operation_id', o.operation_id, 'direction', o.direction, 'doc_type', o.doc_type,
+              'doc_number', o.doc_number, 'doc_date', o.doc_date,
+              'amount', CASE WHEN o.amount % 100 = 0 THEN o.amount / 100 ELSE o.amount / 100.0 END,
+              'currency', o.currency, 'purpose', o.purpose, 'payer', ${party("payer")}, 'payee', ${party("payee")}) AS json
+         FROM statement_operations so
+         JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
+        WHERE so.statement_id = ? AND so.seq > ? AND so.seq <= ?
+        ORDER BY so.seq`,
+    );
+  }
+
+  /** The operations at these positions of a statement, in seq order. */
+  operationsAt(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    seqs: number[],
+  ): { seq: number; op: StatementOperation }[] {
+    return this.opsAt
+      .all(statement.bank_account_id, statement.id, JSON.stringify(seqs))
+      .map((r) => ({ seq: r.seq, op: operationFromRow(r) }));
+  }
+
+  /** A statement's operations after `afterSeq` through `lastSeq` as stored csv values
+   *  (CSV_COLUMNS order, amount in kopecks). */
+  operationsCsvPage(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    afterSeq: number,
+    lastSeq: number,
+  ): { seq: number; values: StoredCsvValues }[] {
+    return this.opsCsvPage
+      .values(statement.bank_account_id, statement.id, afterSeq, lastSeq)
+      .map((v) => ({ seq: v[0] as number, values: v.slice(1) as StoredCsvValues }));
+  }
+
+  /** A statement's operations after `afterSeq` through `lastSeq` as 1C documents laid out by
+   *  SQLite (`oneCDocumentSql`); `document` is null for a row the field writer must write. */
+  operationsOneCPage(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    version: OneCVersion,
+    afterSeq: number,
+    lastSeq: number,
+  ): { seq: number; document: string | null }[] {
+    let query = this.opsOneCPage.get(version);
+    if (!query) {
+      query = this.sqlite.query<Record<string, unknown>, [string, string, number, number]>(
+        `SELECT so.seq, ${this.layOutOneC ? oneCDocumentSql(version).expression : "NULL"}
+           FROM statement_operations so
+           JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
+          WHERE so.statement_id = ? AND so.seq > ? AND so.seq <= ?
+          ORDER BY so.seq`,
+      );
+      this.opsOneCPage.set(version, query);
+    }
+    return query
+      .values(statement.bank_account_id, statement.id, afterSeq, lastSeq)
+      .map((v) => ({ seq: v[0] as number, document: v[1] as string | null }));
+  }
+
+  /** A statement's operations after `afterSeq` through `lastSeq` as json export objects (JSON text). */
+  operationsJsonPage(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    afterSeq: number,
+    lastSeq: number,
+  ): { seq: number; json: string }[] {
+    return this.opsJsonPage.all(statement.bank_account_id, statement.id, afterSeq, lastSeq);
+  }
+
+  /** The document kinds among a ready statement's operations, in DOC_TYPES order: as kept when
+   *  it became ready, else read from its operations (every one of them). */
+  docTypes(statement: Pick<StatementRow, "id" | "doc_types">): string[] {
+    if (statement.doc_types !== null) return JSON.parse(statement.doc_types) as string[];
+    const found = this.sqlite
+      .query<{ doc_type: string }, [string]>(
+        `SELECT DISTINCT o.doc_type FROM statement_operations so
+           JOIN statements s ON s.id = so.statement_id
+           JOIN operations o ON o.bank_account_id = s.bank_account_id AND o.operation_id = so.operation_id
+          WHERE so.statement_id = ?`,
+      )
+      .all(statement.id)
+      .map((r) => r.doc_type);
+    return inDocTypeOrder(found);
+  }
+}

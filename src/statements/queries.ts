@@ -1,0 +1,156 @@
+// The rows of the statements tables and the reads over them that both the lifecycle repository
+// and the agent tools' read-only model (mcp/read-model.ts) run: the operation columns and their
+// mapping, the statement list query, the document kinds' order.
+import { DOC_TYPES, type StatementOperation } from "../formats/types";
+
+/** An account's last balance as the bank reported it (kopecks). */
+export interface BalanceRow {
+  balance: number;
+  currency: string;
+  as_of: string;
+}
+
+export type StatementStatus = "processing" | "ready" | "failed";
+export type BankState = "pending" | "requested" | "done";
+
+export interface StatementRow {
+  id: string;
+  bank_account_id: string;
+  api_token_id: string | null;
+  source: "integration" | "ui" | "import";
+  external_id: string | null;
+  date_from: string;
+  date_to: string;
+  status: StatementStatus;
+  bank_state: BankState;
+  bank_request_id: string | null;
+  attempts: number;
+  next_poll_at_ms: number;
+  error_code: string | null;
+  error_message: string | null;
+  opening_balance: number | null;
+  closing_balance: number | null;
+  total_credit: number | null;
+  total_debit: number | null;
+  operations_count: number | null;
+  fetched_at: string | null;
+  /** JSON array of DocType (see `docTypes`); null before ready, or if made ready before it was kept. */
+  doc_types: string | null;
+  created_at: string;
+  /** SHA-256 of the 1C file an imported statement came from; null for ordered ones. */
+  import_sha256: string | null;
+}
+
+/** Distinct kinds in DOC_TYPES order (a kind it lacks, which no export can write, last). */
+export function inDocTypeOrder(kinds: Iterable<string>): string[] {
+  const rank = (kind: string) => {
+    const i = (DOC_TYPES as readonly string[]).indexOf(kind);
+    return i < 0 ? DOC_TYPES.length : i;
+  };
+  return [...new Set(kinds)].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export interface OperationDbRow {
+  operation_id: string;
+  direction: "credit" | "debit";
+  doc_type: StatementOperation["doc_type"];
+  doc_number: string;
+  doc_date: string;
+  amount: number;
+  currency: string;
+  purpose: string;
+  payer_name: string;
+  payer_inn: string;
+  payer_kpp: string;
+  payer_account: string;
+  payer_bank_name: string;
+  payer_bank_bik: string;
+  payer_bank_corr_account: string;
+  payee_name: string;
+  payee_inn: string;
+  payee_kpp: string;
+  payee_account: string;
+  payee_bank_name: string;
+  payee_bank_bik: string;
+  payee_bank_corr_account: string;
+  uin: string | null;
+  purpose_code: string | null;
+  priority: string | null;
+}
+
+export const OPERATION_COLUMNS = `o.operation_id, o.direction, o.doc_type, o.doc_number, o.doc_date, o.amount, o.currency,
+  o.purpose, o.payer_name, o.payer_inn, o.payer_kpp, o.payer_account, o.payer_bank_name, o.payer_bank_bik,
+  o.payer_bank_corr_account, o.payee_name, o.payee_inn, o.payee_kpp, o.payee_account, o.payee_bank_name,
+  o.payee_bank_bik, o.payee_bank_corr_account, o.uin, o.purpose_code, o.priority`;
+
+export function operationFromRow(r: OperationDbRow): StatementOperation {
+  return {
+    operation_id: r.operation_id,
+    direction: r.direction,
+    doc_type: r.doc_type,
+    doc_number: r.doc_number,
+    doc_date: r.doc_date,
+    amount: r.amount,
+    currency: r.currency,
+    purpose: r.purpose,
+    payer: {
+      name: r.payer_name,
+      inn: r.payer_inn,
+      kpp: r.payer_kpp,
+      account: r.payer_account,
+      bank_name: r.payer_bank_name,
+      bank_bik: r.payer_bank_bik,
+      bank_corr_account: r.payer_bank_corr_account,
+    },
+    payee: {
+      name: r.payee_name,
+      inn: r.payee_inn,
+      kpp: r.payee_kpp,
+      account: r.payee_account,
+      bank_name: r.payee_bank_name,
+      bank_bik: r.payee_bank_bik,
+      bank_corr_account: r.payee_bank_corr_account,
+    },
+    uin: r.uin,
+    purpose_code: r.purpose_code,
+    priority: r.priority,
+  };
+}
+
+export interface StatementListFilter {
+  apiTokenId?: string;
+  bankAccountIds?: string[];
+  status?: StatementStatus;
+  before?: { created_at: string; id: string };
+  limit: number;
+}
+
+/** The statement list query, shared by the repository and the agent tools' read-only model;
+ *  null when no account is allowed (nothing to list). */
+export function statementListQuery(
+  filter: StatementListFilter,
+): { sql: string; params: (string | number)[] } | null {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (filter.apiTokenId !== undefined) {
+    where.push("api_token_id = ?");
+    params.push(filter.apiTokenId);
+  }
+  if (filter.bankAccountIds !== undefined) {
+    if (filter.bankAccountIds.length === 0) return null;
+    where.push(`bank_account_id IN (${filter.bankAccountIds.map(() => "?").join(",")})`);
+    params.push(...filter.bankAccountIds);
+  }
+  if (filter.status !== undefined) {
+    where.push("status = ?");
+    params.push(filter.status);
+  }
+  if (filter.before) {
+    where.push("(created_at < ? OR (created_at = ? AND id < ?))");
+    params.push(filter.before.created_at, filter.before.created_at, filter.before.id);
+  }
+  params.push(filter.limit);
+  const sql = `SELECT * FROM statements ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+                ORDER BY created_at DESC, id DESC LIMIT ?`;
+  return { sql, params };
+}
