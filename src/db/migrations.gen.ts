@@ -8,6 +8,7 @@ import m4 from "../../migrations/0004_operations_fts_prefix.sql" with { type: "t
 import m5 from "../../migrations/0005_audit_token_blocks.sql" with { type: "text" };
 import m6 from "../../migrations/0006_statement_doc_types.sql" with { type: "text" };
 import m7 from "../../migrations/0007_statement_imports.sql" with { type: "text" };
+import m8 from "../../migrations/0008_search_folds_yo.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_foundation", when: 1795305559428, breakpoints: true, sql: m0 },
@@ -18,4 +19,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0005_audit_token_blocks", when: 1795315598116, breakpoints: true, sql: m5 },
   { tag: "0006_statement_doc_types", when: 1795326248321, breakpoints: true, sql: m6 },
   { tag: "0007_statement_imports", when: 1795553741196, breakpoints: true, sql: m7 },
+  { tag: "0008_search_folds_yo", when: 1795556056273, breakpoints: true, sql: m8 },
 ];

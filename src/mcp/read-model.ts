@@ -198,10 +198,13 @@ export class McpReadModel {
 /**
  * Free text as an FTS5 query: each word becomes a quoted string token (inner quotes doubled), so
  * no FTS5 operator or column filter can come from the user, with a prefix star; words are ANDed.
- * Words without a letter or digit are dropped. Null when nothing searchable is left.
+ * Words without a letter or digit are dropped; ё is read as е. Null when nothing searchable is left.
  */
 export function ftsQuery(text: string, maxWords = 12): string | null {
+  // The index holds ё as е (migration 0008): so does the query.
   const words = text
+    .replaceAll("ё", "е")
+    .replaceAll("Ё", "Е")
     .split(/\s+/u)
     .filter((w) => /[\p{L}\p{N}]/u.test(w))
     .slice(0, maxWords);

@@ -74,10 +74,10 @@ CREATE INDEX `operations_date_idx` ON `operations` (`bank_account_id`,`doc_date`
 CREATE INDEX `operations_inn_idx` ON `operations` (`bank_account_id`,`counterparty_inn`,`doc_date`,`operation_id`);
 
 -- trigger operations_fts_ad on operations
-CREATE TRIGGER `operations_fts_ad` AFTER DELETE ON `operations` BEGIN INSERT INTO `operations_fts`(`operations_fts`, rowid, `purpose`, `payer_name`, `payee_name`, `doc_number`) VALUES ('delete', old.`id`, old.`purpose`, old.`payer_name`, old.`payee_name`, old.`doc_number`); END;
+CREATE TRIGGER `operations_fts_ad` AFTER DELETE ON `operations` BEGIN INSERT INTO `operations_fts`(`operations_fts`, rowid, `purpose`, `payer_name`, `payee_name`, `doc_number`) VALUES ('delete', old.`id`, replace(replace(old.`purpose`, 'ё', 'е'), 'Ё', 'Е'), replace(replace(old.`payer_name`, 'ё', 'е'), 'Ё', 'Е'), replace(replace(old.`payee_name`, 'ё', 'е'), 'Ё', 'Е'), old.`doc_number`); END;
 
 -- trigger operations_fts_ai on operations
-CREATE TRIGGER `operations_fts_ai` AFTER INSERT ON `operations` BEGIN INSERT INTO `operations_fts`(rowid, `purpose`, `payer_name`, `payee_name`, `doc_number`) VALUES (new.`id`, new.`purpose`, new.`payer_name`, new.`payee_name`, new.`doc_number`); END;
+CREATE TRIGGER `operations_fts_ai` AFTER INSERT ON `operations` BEGIN INSERT INTO `operations_fts`(rowid, `purpose`, `payer_name`, `payee_name`, `doc_number`) VALUES (new.`id`, replace(replace(new.`purpose`, 'ё', 'е'), 'Ё', 'Е'), replace(replace(new.`payer_name`, 'ё', 'е'), 'Ё', 'Е'), replace(replace(new.`payee_name`, 'ё', 'е'), 'Ё', 'Е'), new.`doc_number`); END;
 
 -- table operations_fts on operations_fts
 CREATE VIRTUAL TABLE `operations_fts` USING fts5( `purpose`, `payer_name`, `payee_name`, `doc_number`, content='operations', content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='2 3 4 5 6 7 8' );

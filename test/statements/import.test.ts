@@ -506,3 +506,42 @@ describe("the admin pages' upload", () => {
     expect(await refused.text()).toContain("В файле нет выписки по этому счёту");
   });
 });
+
+describe("search folds ё into е", () => {
+  test("счёт and счет find the same operations, whichever letter the bank wrote", async () => {
+    const t = makeTestApp();
+    const w = fileWorld(t);
+    // Half the documents that say "счет" get "счёт" instead, as another bank would write it.
+    let n = 0;
+    const file = bankFile(w.number, "2026-11-02", "2026-11-12", {
+      opsPerDay: 20,
+      reshape: (text) => text.replace(/сч[её]т/g, (word) => (n++ % 2 === 0 ? "счёт" : word)),
+    });
+    await imported(t, w, "yo", file);
+    expect(n).toBeGreaterThan(3);
+    const session = await initSession(t, w.agent);
+    const found = async (query: string) => {
+      const r = await callTool(t, w.agent, session, "search_operations", {
+        bank_account_id: w.accountId,
+        date_from: "2026-11-02",
+        date_to: "2026-11-12",
+        query,
+        limit: 100,
+      });
+      return (r.structuredContent.operations as { operation_id: string; purpose: string }[])
+        .map((op) => op.operation_id)
+        .sort();
+    };
+    const withYo = await found("счёт");
+    expect(withYo.length).toBeGreaterThan(1);
+    expect(await found("счет")).toEqual(withYo);
+    expect(await found("СЧЁТ")).toEqual(withYo);
+    // Both spellings are among them.
+    const stored = storedOperations(
+      t,
+      (await t.services.statementRepo.list({ bankAccountIds: [w.accountId], limit: 1 }))[0]!.id,
+    );
+    expect(stored.some((op) => /счёт/.test(op.purpose))).toBe(true);
+    expect(stored.some((op) => /счет/.test(op.purpose))).toBe(true);
+  });
+});
