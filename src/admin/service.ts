@@ -127,24 +127,44 @@ export class AdminService {
       credentialsEnc = this.deps.secretBox.seal(JSON.stringify(input.credentials));
     }
 
-    const id = newId();
-    this.deps.atomically(() => {
-      this.deps.accounts.insert({
-        id,
-        companyId: company.id,
-        bank: input.bank,
-        accountNumber: input.account_number,
-        bik: input.bik,
-        currency,
-        alias,
-        credentialsEnc,
-        sandboxOpsPerDay: sandboxOps,
-        sandboxOpeningBalance: sandboxOpening,
-        createdAt: this.now(),
+    const duplicate = (existingId: string | undefined) =>
+      new ApiError("conflict", "Счёт с таким номером и БИК уже добавлен", {
+        field: "account_number",
+        ...(existingId ? { bank_account_id: existingId } : {}),
       });
-      // The audit entry names the account but never its credentials.
-      this.audit("admin.bank_account.create", id, { company_id: company.id, bank: input.bank, alias }, actor);
-    });
+    const existing = this.deps.accounts.findByNumber(input.account_number, input.bik);
+    if (existing) throw duplicate(existing.id);
+    const id = newId();
+    try {
+      this.deps.atomically(() => {
+        this.deps.accounts.insert({
+          id,
+          companyId: company.id,
+          bank: input.bank,
+          accountNumber: input.account_number,
+          bik: input.bik,
+          currency,
+          alias,
+          credentialsEnc,
+          sandboxOpsPerDay: sandboxOps,
+          sandboxOpeningBalance: sandboxOpening,
+          createdAt: this.now(),
+        });
+        // The audit entry names the account but never its credentials.
+        this.audit(
+          "admin.bank_account.create",
+          id,
+          { company_id: company.id, bank: input.bank, alias },
+          actor,
+        );
+      });
+    } catch (e) {
+      // Added by another process between the look and the insert: the unique index decides.
+      if (e instanceof Error && /UNIQUE constraint failed: bank_accounts\.account_number/.test(e.message)) {
+        throw duplicate(this.deps.accounts.findByNumber(input.account_number, input.bik)?.id);
+      }
+      throw e;
+    }
     return bankAccountView(this.deps.accounts.findById(id)!);
   }
 

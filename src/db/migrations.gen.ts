@@ -9,6 +9,7 @@ import m5 from "../../migrations/0005_audit_token_blocks.sql" with { type: "text
 import m6 from "../../migrations/0006_statement_doc_types.sql" with { type: "text" };
 import m7 from "../../migrations/0007_statement_imports.sql" with { type: "text" };
 import m8 from "../../migrations/0008_search_folds_yo.sql" with { type: "text" };
+import m9 from "../../migrations/0009_one_account_per_number.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_foundation", when: 1795305559428, breakpoints: true, sql: m0 },
@@ -20,4 +21,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0006_statement_doc_types", when: 1795326248321, breakpoints: true, sql: m6 },
   { tag: "0007_statement_imports", when: 1795553741196, breakpoints: true, sql: m7 },
   { tag: "0008_search_folds_yo", when: 1795556056273, breakpoints: true, sql: m8 },
+  { tag: "0009_one_account_per_number", when: 1795556168494, breakpoints: true, sql: m9 },
 ];

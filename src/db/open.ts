@@ -76,11 +76,47 @@ export function embeddedMigrationMeta(): MigrationMeta[] {
 /** Applies pending migrations with drizzle's own migrator, from the migrations embedded at build
  *  time (a test may pass the first few, to build a database as an older release left it). */
 export function migrate(db: Db, migrations: MigrationMeta[] = embeddedMigrationMeta()): void {
+  refuseDuplicateAccounts(db.$client, migrations);
   const dialect = (
     db as unknown as { dialect: { migrate: (m: MigrationMeta[], s: unknown, c: object) => void } }
   ).dialect;
   const session = (db as unknown as { session: unknown }).session;
   dialect.migrate(migrations, session, { migrationsFolder: "(embedded)" });
+}
+
+/** A migration that would have to change or drop data to apply: svc stops and says what to fix. */
+export class MigrationRefused extends Error {
+  override name = "MigrationRefused";
+}
+
+/**
+ * Migration 0009 makes an account number with its BIK unique. A database where one account was
+ * added twice cannot take it; rather than delete either (tokens, statements and grants refer to
+ * both), svc refuses to start and names them, before anything is applied.
+ */
+function refuseDuplicateAccounts(sqlite: Database, migrations: MigrationMeta[]): void {
+  const adds = migrations.some((m) => m.sql.some((part) => part.includes("bank_accounts_number_bik_uq")));
+  if (!adds) return;
+  const has = (type: string, name: string) =>
+    sqlite.query("SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?").get(type, name) !== null;
+  if (!has("table", "bank_accounts") || has("index", "bank_accounts_number_bik_uq")) return;
+  const twice = sqlite
+    .query<{ account_number: string; bik: string; accounts: string }, []>(
+      `SELECT account_number, bik,
+              group_concat(id || ' (company ' || company_id || ', alias ' || alias || ')', ', ') AS accounts
+         FROM bank_accounts GROUP BY account_number, bik HAVING count(*) > 1 ORDER BY account_number, bik`,
+    )
+    .all();
+  if (twice.length === 0) return;
+  const lines = twice.map((d) => `  ${d.account_number} / БИК ${d.bik}: ${d.accounts}`);
+  throw new MigrationRefused(
+    [
+      "The database holds the same bank account more than once (one account number with one BIK is one account):",
+      ...lines,
+      "Nothing was changed. Keep one entry of each (move its tokens' grants and statements to it, or",
+      "delete the extra entries that nothing refers to), then start svc again.",
+    ].join("\n"),
+  );
 }
 
 /** Migrations this build carries, and how many the database has applied (for readiness checks). */

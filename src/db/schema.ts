@@ -29,7 +29,11 @@ export const bankAccounts = sqliteTable(
     sandboxOpeningBalance: integer("sandbox_opening_balance"),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [index("bank_accounts_company_idx").on(t.companyId)],
+  (t) => [
+    index("bank_accounts_company_idx").on(t.companyId),
+    // An account number with its bank's BIK is one account, whichever company would add it again.
+    uniqueIndex("bank_accounts_number_bik_uq").on(t.accountNumber, t.bik),
+  ],
 );
 
 export const apiTokens = sqliteTable(

@@ -40,6 +40,9 @@ CREATE TABLE `bank_accounts` ( `id` text PRIMARY KEY NOT NULL, `company_id` text
 -- index bank_accounts_company_idx on bank_accounts
 CREATE INDEX `bank_accounts_company_idx` ON `bank_accounts` (`company_id`);
 
+-- index bank_accounts_number_bik_uq on bank_accounts
+CREATE UNIQUE INDEX `bank_accounts_number_bik_uq` ON `bank_accounts` (`account_number`,`bik`);
+
 -- index sqlite_autoindex_bank_accounts_1 on bank_accounts
 (no sql: created by SQLite)
 

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
+import { withAccountKey } from "../../src/formats/validators";
 import { ADMIN_TOKEN } from "./app";
 
 export const ROOT = resolve(import.meta.dir, "../..");
@@ -125,6 +126,8 @@ export async function startServe(opts: {
   };
 }
 
+let seededAccounts = 0;
+
 /** Company, sandbox account and one token (integration by default), through a running server's admin API. */
 export async function seedToken(
   server: RunningProcess,
@@ -144,7 +147,8 @@ export async function seedToken(
     await server.admin("POST", "/bank-accounts", {
       company_id: company.company_id,
       bank: "sandbox",
-      account_number: "40702810938000000001",
+      // One account number per seed: a number with its BIK is one account.
+      account_number: withAccountKey(`40702810${String(++seededAccounts).padStart(12, "0")}`, "044525225"),
       bik: "044525225",
       alias: "main",
       sandbox: opts.sandbox,

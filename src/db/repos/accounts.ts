@@ -65,6 +65,17 @@ export class BankAccountRepository {
     return this.cache.get(id, () => this.byId.get(id) ?? null);
   }
 
+  /** The account with this number at this bank (BIK), if one was added. */
+  findByNumber(accountNumber: string, bik: string): { id: string } | null {
+    return (
+      this.db
+        .select({ id: bankAccounts.id })
+        .from(bankAccounts)
+        .where(and(eq(bankAccounts.accountNumber, accountNumber), eq(bankAccounts.bik, bik)))
+        .get() ?? null
+    );
+  }
+
   /** The sealed credentials, for the bank adapter only. */
   sealedCredentials(id: string): Uint8Array | null {
     return this.credentialsOf.get(id)?.c ?? null;
