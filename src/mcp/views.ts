@@ -18,9 +18,13 @@ export function maskLongNumbers(text: string): string {
 export const PartySchema = Type.Object({
   name: Type.String(),
   inn: Type.String(),
-  kpp: Type.String(),
+  kpp: Type.Optional(Type.String({ description: "Absent when the bank gave none" })),
   account_masked: Type.String({ description: "First 4 and last 4 digits, * between" }),
-  bank_name: Type.String(),
+  bank_name: Type.Optional(
+    Type.String({
+      description: "Absent for the statement account's own side (it is the same in every operation)",
+    }),
+  ),
   bank_bik: Type.String(),
 });
 export type PartyView = Static<typeof PartySchema>;
@@ -39,13 +43,18 @@ export const OperationSchema = Type.Object({
 });
 export type OperationView = Static<typeof OperationSchema>;
 
-function partyView(p: Party): PartyView {
+/**
+ * A party as agents see it. What every operation of a statement repeats is left out, to spare an
+ * agent's context (a 500-operation get_statement is hundreds of KB otherwise): the account's own
+ * side names no bank (list_bank_accounts does, once), and empty fields are absent.
+ */
+function partyView(p: Party, ownSide: boolean): PartyView {
   return {
     name: maskLongNumbers(p.name),
     inn: p.inn,
-    kpp: p.kpp,
+    ...(p.kpp === "" ? {} : { kpp: p.kpp }),
     account_masked: maskAccountNumber(p.account),
-    bank_name: maskLongNumbers(p.bank_name),
+    ...(ownSide || p.bank_name === "" ? {} : { bank_name: maskLongNumbers(p.bank_name) }),
     bank_bik: p.bank_bik,
   };
 }
@@ -60,8 +69,9 @@ export function operationView(op: StatementOperation): OperationView {
     amount: kopecksToJsonNumber(op.amount),
     currency: op.currency,
     purpose: maskLongNumbers(op.purpose),
-    payer: partyView(op.payer),
-    payee: partyView(op.payee),
+    // Money out (debit): the account pays; money in (credit): it is paid.
+    payer: partyView(op.payer, op.direction === "debit"),
+    payee: partyView(op.payee, op.direction === "credit"),
   };
 }
 

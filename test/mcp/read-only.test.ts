@@ -108,18 +108,21 @@ describe("masking", () => {
       expect({ name, match: text.match(/\d{20}/)?.[0] ?? null }).toEqual({ name, match: null });
       expect(result._meta.notice).toBeTruthy();
       const ops =
-        (result.structuredContent.operations as { payer: Record<string, unknown> }[] | undefined) ?? [];
+        (result.structuredContent.operations as
+          | { direction: string; payer: Record<string, unknown>; payee: Record<string, unknown> }[]
+          | undefined) ?? [];
       operations += ops.length;
+      const allowed = ["account_masked", "bank_bik", "bank_name", "inn", "kpp", "name"];
       for (const op of ops) {
-        expect(Object.keys(op.payer).sort()).toEqual([
-          "account_masked",
-          "bank_bik",
-          "bank_name",
-          "inn",
-          "kpp",
-          "name",
-        ]);
-        expect(op.payer.account_masked).toMatch(/^\d{4}\*{12}\d{4}$/);
+        for (const party of [op.payer, op.payee]) {
+          expect(Object.keys(party).every((k) => allowed.includes(k))).toBe(true);
+          expect(party.account_masked).toMatch(/^\d{4}\*{12}\d{4}$/);
+        }
+        // The account's own side names no bank: it is the same in every operation.
+        const own = op.direction === "debit" ? op.payer : op.payee;
+        const other = op.direction === "debit" ? op.payee : op.payer;
+        expect(own).not.toHaveProperty("bank_name");
+        expect(other.bank_name).toBeTruthy();
       }
     }
     expect(operations).toBeGreaterThan(50);
