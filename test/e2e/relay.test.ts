@@ -133,6 +133,8 @@ describe("svc-mcp relay (from source)", () => {
     const entries = audit.entries.filter((e) => e.transport === "stdio");
     expect(entries.map((e) => e.action).sort()).toEqual(
       [
+        // The relay's own check of the service and the token when the host connects, then the host's list.
+        "mcp.tools_list",
         "mcp.tools_list",
         "mcp.list_companies",
         "mcp.list_bank_accounts",
@@ -197,6 +199,51 @@ describe("svc-mcp relay (from source)", () => {
       await client.close();
       await own.stop();
     }
+  }, 30_000);
+
+  test("a refused token or a service that is down is said when the host connects, once in the message", async () => {
+    const refused = await connect({
+      SVC_API_URL: `${server.url}/api/v1`,
+      SVC_API_TOKEN: `svc_test_${"x".repeat(40)}`,
+    }).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(refused).toContain("invalid_token");
+    expect(refused?.match(/MCP error/g) ?? []).toHaveLength(1);
+    const down = await connect({ SVC_API_URL: "http://127.0.0.1:9/api/v1", SVC_API_TOKEN: token }).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(down).toContain("service_unavailable");
+    expect(down).toContain("127.0.0.1:9");
+  }, 30_000);
+
+  test("an unknown tool's error reads once; a line that is not JSON gets -32700", async () => {
+    const { client } = await connect({ SVC_API_URL: `${server.url}/api/v1`, SVC_API_TOKEN: token });
+    try {
+      const e = await client.callTool({ name: "no_such_tool", arguments: {} }).then(
+        () => null,
+        (err: Error & { code?: number }) => err,
+      );
+      expect(e?.code).toBe(-32601);
+      expect(e?.message.match(/MCP error/g) ?? []).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+    const proc = Bun.spawn([BUN, ...RELAY], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", SVC_API_URL: `${server.url}/api/v1`, SVC_API_TOKEN: token },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    proc.stdin.write("this is not json\n");
+    proc.stdin.end();
+    const out = await new Response(proc.stdout).text();
+    await proc.exited;
+    const first = JSON.parse(out.trim().split("\n")[0] ?? "{}") as { id: unknown; error?: { code: number } };
+    expect(first).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
   }, 30_000);
 });
 
