@@ -6,6 +6,7 @@ import { adminApi } from "./admin/api";
 import { adminPages } from "./admin/pages";
 import type { Services } from "./container";
 import { migrationState } from "./db/open";
+import { apiReference } from "./http/api-reference";
 import { BODY_POLICY_DETAIL, type BodyPolicy } from "./http/body-policy";
 import type { SocketIp } from "./http/client-ip";
 import { httpCore } from "./http/core";
@@ -42,6 +43,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
     )
     .use(
       openapi({
+        // The reference page is served by apiReference (offline, strict CSP); this serves the document.
+        provider: null,
         path: "/docs",
         specPath: "/docs/json",
         documentation: {
@@ -61,6 +64,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         },
       }),
     )
+    .use(apiReference())
     .get("/healthz", () => ({ status: "ok" }), {
       detail: routeDoc("service", "Liveness; 200 once migrations are applied", [], { security: "none" }),
     })

@@ -190,3 +190,32 @@ describe("admin pages in Chromium", () => {
     await context.close();
   }, 60_000);
 });
+
+describe("the API reference in Chromium", () => {
+  test("renders offline: every request it makes is to the service itself, none is refused by the CSP", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const elsewhere: string[] = [];
+    // No internet: anything not addressed to the service fails, as it would on a closed network.
+    await context.route("**/*", (route) => {
+      const url = route.request().url();
+      if (url.startsWith(server.url)) return route.continue();
+      elsewhere.push(url);
+      return route.abort();
+    });
+    const consoleErrors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") consoleErrors.push(m.text());
+    });
+    const res = await page.goto(`${server.url}/docs`);
+    expect(res?.headers()["content-security-policy"]).toContain("script-src 'self'");
+    // Swagger UI has built the page from /docs/json: the title and an operation are on it.
+    await page.locator(".swagger-ui .info .title").waitFor({ timeout: 20_000 });
+    expect(await page.locator(".swagger-ui .info .title").textContent()).toContain("svc");
+    await page.locator("text=Order a statement").first().waitFor({ timeout: 20_000 });
+    await shot(page, "api-reference");
+    expect(elsewhere).toEqual([]);
+    expect(consoleErrors.filter((e) => /Content Security Policy|Failed to load/i.test(e))).toEqual([]);
+    await context.close();
+  }, 60_000);
+});

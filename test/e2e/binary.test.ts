@@ -42,6 +42,11 @@ describe("compiled svc", () => {
     });
     running.push(server);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    // The API reference's assets are built in: the page works without internet.
+    const bundle = await fetch(`${server.url}/docs/assets/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000);
+    expect(await (await fetch(`${server.url}/docs`)).text()).toContain("/docs/assets/start.js");
     // Ready: among the checks, an export thread starts from the worker module built into the binary.
     let ready: Response | null = null;
     for (let i = 0; i < 100 && ready?.status !== 200; i++) {

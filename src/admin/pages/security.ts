@@ -5,29 +5,8 @@ import { type IpRange, ipAllowed, normalizeIp } from "../../auth/ip";
 export const SESSION_COOKIE = "svc_admin_session";
 export const COOKIE_PATH = "/admin";
 
-/** No inline script or style anywhere: the pages load /admin/assets/app.{css,js} only. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-/** Headers on every response of the admin pages (pages, redirects and refusals alike). */
-export function securityHeaders(): Record<string, string> {
-  return {
-    "content-security-policy": CONTENT_SECURITY_POLICY,
-    "x-frame-options": "DENY",
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "same-origin",
-    // Pages carry the anti-forgery token, and once a raw API token: never store them.
-    "cache-control": "no-store",
-  };
-}
+// The headers are those of every page svc serves (the API reference too).
+export { CONTENT_SECURITY_POLICY, securityHeaders } from "../../http/security-headers";
 
 export function sessionCookie(value: string, secure: boolean): string {
   return `${SESSION_COOKIE}=${value}; Path=${COOKIE_PATH}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`;
