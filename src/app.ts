@@ -30,6 +30,15 @@ export function createApp(services: Services, options: AppOptions = {}) {
   registerFormats();
   let routeTable: { method: string; path: string }[] = [];
   const bodyPolicies = new Map<string, BodyPolicy>();
+  // Statement downloads, the same for the integration API and the admin pages.
+  const download = {
+    exports: services.exportQueries,
+    exportThreads: services.exportThreads,
+    logger: services.logger,
+    timezone: services.config.timezone,
+    now: () => services.clock.now(),
+    metrics: services.metrics ?? undefined,
+  };
   const app = new Elysia()
     .use(
       httpCore({
@@ -89,12 +98,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         guard: services.guard,
         service: services.statements,
         repo: services.statementRepo,
-        exports: services.exportQueries,
-        exportThreads: services.exportThreads,
-        logger: services.logger,
-        timezone: services.config.timezone,
-        now: () => services.clock.now(),
-        metrics: services.metrics ?? undefined,
+        ...download,
       }),
     )
     .use(paymentRoutes({ guard: services.guard, service: services.payments }))
@@ -140,9 +144,13 @@ export function createApp(services: Services, options: AppOptions = {}) {
         trustedProxies: services.trustedProxies,
         socketIp: options.socketIp ?? defaultSocketIp,
         banks: () => services.banks.names(),
+        download,
       }),
     );
-  routeTable = app.routes.map((r) => ({ method: r.method, path: r.path }));
+  // A catch-all ("/admin/*") answers addresses no route has: it says nothing of a path's methods.
+  routeTable = app.routes
+    .filter((r) => !r.path.endsWith("*"))
+    .map((r) => ({ method: r.method, path: r.path }));
   for (const r of app.routes) {
     const detail = (r.hooks as { detail?: Record<string, unknown> } | undefined)?.detail;
     const policy = detail?.[BODY_POLICY_DETAIL] as BodyPolicy | undefined;

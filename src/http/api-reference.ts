@@ -34,8 +34,22 @@ const ASSETS: Record<string, { body: string; type: string }> = {
   "start.js": { body: START, type: "text/javascript; charset=utf-8" },
 };
 
+/** The tab icon of svc's pages (a browser asks for it on every site). */
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f3a5f"/><text x="16" y="23" font-family="sans-serif" font-size="20" font-weight="bold" fill="#fff" text-anchor="middle">s</text></svg>`;
+
 export function apiReference() {
   return new Elysia({ name: "api-reference" })
+    .get(
+      "/favicon.ico",
+      ({ set }) => {
+        Object.assign(set.headers, {
+          "content-type": "image/svg+xml",
+          "cache-control": "public, max-age=86400",
+        });
+        return FAVICON;
+      },
+      { detail: { hide: true } },
+    )
     .get(
       "/docs",
       ({ set }) => {

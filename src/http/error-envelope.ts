@@ -69,7 +69,8 @@ function toApiError(
   if (cause instanceof ApiError) return cause;
   switch (code) {
     case "NOT_FOUND": {
-      const methods = allowedMethods(deps.routes(), path);
+      // The address asked for (a catch-all route would give its own pattern as the path).
+      const methods = allowedMethods(deps.routes(), new URL(request.url).pathname);
       if (methods.length > 0 && !methods.includes(request.method)) {
         return new ApiError(
           "method_not_allowed",

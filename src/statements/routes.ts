@@ -1,8 +1,7 @@
 // REST routes of the integration API for statements.
 import { Elysia } from "elysia";
 import type { TokenGuard } from "../auth/guard";
-import { dateInZone } from "../core/clock";
-import { ApiError, type ErrorCode, validationError } from "../core/errors";
+import type { ErrorCode } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
 import { bodyPolicyOption, MB } from "../http/body-policy";
@@ -10,7 +9,7 @@ import { JSON_BODY, multipartBody, routeDoc, type SuccessDoc, TOKEN_ERRORS } fro
 import { fileField, readMultipart, uuidField } from "../http/multipart";
 import { withRequestState } from "../http/request-state";
 import { tokenAuth } from "../http/token-auth";
-import { type ExportFormat, exportStatement } from "./export";
+import { checkedDownload, downloadResponse } from "./export/download";
 import type { ExportQueries } from "./export/queries";
 import type { ExportThreads } from "./export/threads";
 import {
@@ -141,63 +140,9 @@ export function statementRoutes(deps: {
     .get(
       "/:statement_id/export",
       ({ principal, params, query, requestState }) => {
-        const format = query.format as ExportFormat;
-        if (!["1c", "csv", "json"].includes(format)) {
-          throw validationError("format", "format: одно из 1c, csv, json");
-        }
-        if (query.version !== undefined && format !== "1c") {
-          throw validationError("version", "version допустим только для format=1c");
-        }
-        const version = query.version ?? "1.03";
-        if (version !== "1.02" && version !== "1.03")
-          throw validationError("version", "version: 1.02 или 1.03");
-        if (query.bom !== undefined && format !== "csv") {
-          throw validationError("bom", "bom допустим только для format=csv");
-        }
-        if (query.bom !== undefined && query.bom !== "0" && query.bom !== "1") {
-          throw validationError("bom", "bom: 1 (с меткой порядка байтов UTF-8) или 0");
-        }
+        const download = checkedDownload(query);
         const { row, account } = service.owned(principal, params.statement_id);
-        if (row.status === "failed") {
-          // The spec's code, but plainly: a failed statement never becomes ready; retrying is useless.
-          throw new ApiError(
-            "not_ready",
-            `Выписка не будет готова: банк ответил ошибкой (${row.error_code ?? "bank_error"}). Закажите выписку заново`,
-            {
-              status: "failed",
-              error: { code: row.error_code ?? "bank_error", message: row.error_message ?? "Ошибка банка" },
-            },
-          );
-        }
-        if (row.status !== "ready") throw new ApiError("not_ready", undefined, { status: row.status });
-        const now = deps.now();
-        const time = new Intl.DateTimeFormat("en-GB", {
-          timeZone: deps.timezone,
-          hour: "2-digit",
-          minute: "2-digit",
-          second: "2-digit",
-          hourCycle: "h23",
-        }).format(now);
-        const file = exportStatement(deps.exports, row, account, format, {
-          version,
-          bom: query.bom === "1",
-          created: { date: dateInZone(now, deps.timezone), time },
-          pages: (job, pages, operations) => deps.exportThreads.source(job, pages, operations),
-          onFailure: (error) =>
-            deps.logger.error("export failed", {
-              request_id: requestState.requestId,
-              statement_id: row.id,
-              format,
-              error: error instanceof Error ? error.message : String(error),
-            }),
-          onBytes: deps.metrics && ((bytes) => deps.metrics?.exportBytes(format, bytes)),
-        });
-        return new Response(file.body, {
-          headers: {
-            "content-type": file.contentType,
-            "content-disposition": `attachment; filename="${file.filename}"`,
-          },
-        });
+        return downloadResponse(deps, row, account, download, requestState.requestId);
       },
       {
         params: StatementIdParams,

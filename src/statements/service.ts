@@ -220,6 +220,14 @@ export class StatementService {
     return { row, account };
   }
 
+  /** Any statement with its account, for the operator (the admin pages). */
+  forOperator(statementId: string): { row: StatementRow; account: BankAccountRecord } {
+    const row = this.deps.repo.findById(statementId);
+    const account = row ? this.deps.accountOf(row.bank_account_id) : null;
+    if (!row || !account) throw new ApiError("not_found", "Выписка не найдена");
+    return { row, account };
+  }
+
   get(principal: Principal, statementId: string): StatementView {
     const { row, account } = this.owned(principal, statementId);
     return statementView(row, account);

@@ -10,7 +10,8 @@ import { ROOT, type RunningProcess, startServe, tempDir } from "../helpers/serve
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = join(ROOT, "test/artifacts");
-const RAW_TOKEN_RE = /^svc_live_[0-9A-Za-z]{40}$/;
+// New tokens default to test mode: the accounts here are sandbox accounts.
+const RAW_TOKEN_RE = /^svc_test_[0-9A-Za-z]{40}$/;
 
 let browser: Browser;
 let server: RunningProcess;
@@ -180,6 +181,16 @@ describe("admin pages in Chromium", () => {
     await Promise.all([page.waitForURL("**/admin/audit-log?**"), page.click('button:has-text("Показать")')]);
     const filtered = await page.locator("#audit td.mono:nth-child(2)").allTextContents();
     expect(filtered).toEqual(["admin.token.revoke"]);
+
+    // At 1366 px the token list fits: nothing to scroll sideways, every action in view.
+    await page.setViewportSize({ width: 1366, height: 768 });
+    await page.goto(`${server.url}/admin/tokens`);
+    const card = page.locator("section.card", { has: page.locator("#tokens") });
+    expect(await card.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    for (const action of await page.locator("#tokens td.actions").all()) {
+      const box = await action.boundingBox();
+      expect(box !== null && box.x + box.width <= 1366).toBe(true);
+    }
 
     // Sign out: the pages are closed again.
     await Promise.all([page.waitForURL("**/admin/login"), page.click('header form button[type="submit"]')]);

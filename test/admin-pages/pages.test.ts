@@ -742,3 +742,65 @@ describe("admin pages: statements and the audit log", () => {
     expect(emptyHtml).toContain("вызовов агентов не было");
   });
 });
+
+describe("admin pages: what a newcomer met", () => {
+  test("an unknown page is an HTML page saying so; the admin API keeps its JSON; /favicon.ico exists", async () => {
+    const t = makeTestApp();
+    const b = await signIn(t);
+    const res = await b.get("/admin/no-such-page");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(await res.text()).toContain("Такой страницы нет");
+    const api = await t.admin("GET", "/no-such-call");
+    expect(api.headers.get("content-type")).toContain("application/json");
+    const icon = await raw(t, "/favicon.ico");
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toBe("image/svg+xml");
+  });
+
+  test("a refused save keeps what was typed (allowed IPs included); new tokens default to test mode", async () => {
+    const t = makeTestApp();
+    const w = t.fixtures.world();
+    const b = await signIn(t);
+    const res = await b.post(`/admin/tokens/${w.tokenId}`, {
+      name: "renamed",
+      allowed_ips: "10.0.0.0/8\nnot-an-ip",
+      rate_limit_per_minute: "60",
+    });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain("10.0.0.0/8");
+    expect(html).toContain("not-an-ip");
+    expect(html).toContain('value="renamed"');
+    const form = await (
+      await b.get(`/admin/tokens/new?company_id=${w.company.company_id}&purpose=integration`)
+    ).text();
+    expect(form).toMatch(/<option value="test" selected/);
+  });
+
+  test("the audit page names objects; the statements page downloads ready statements and names companies", async () => {
+    const t = makeTestApp();
+    const w = t.fixtures.world();
+    const b = await signIn(t);
+    await b.post(`/admin/tokens/${w.tokenId}/revoke`, {});
+    const audit = await (await b.get("/admin/audit-log?action=admin.token.revoke")).text();
+    expect(audit).toContain("токен svc_test_");
+    expect(audit).toContain(`title="${w.tokenId}"`);
+
+    const ordered = t.services.statements.orderFromUi(w.account.bank_account_id, "2026-11-01", "2026-11-02");
+    await t.services.poller.idle();
+    await t.services.poller.tick();
+    await t.services.poller.idle();
+    const page = await (await b.get("/admin/statements")).text();
+    expect(page).toContain(`/admin/statements/${ordered.statement_id}/export?format=1c`);
+    expect(page).toContain("ООО Ромашка: ");
+    const csv = await b.get(`/admin/statements/${ordered.statement_id}/export?format=csv&bom=1`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-disposition")).toContain("attachment");
+    expect([...new Uint8Array(await csv.arrayBuffer()).subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect((await b.get(`/admin/statements/${ordered.statement_id}/export?format=xml`)).status).toBe(400);
+    // Signed out: the sign-in page, not the file.
+    const anonymous = await raw(t, `/admin/statements/${ordered.statement_id}/export?format=json`);
+    expect(anonymous.status).toBe(303);
+  });
+});

@@ -6,7 +6,7 @@
 // when the browser came over https. Every form post must come from our own origin and carry the
 // session's anti-forgery token. Without a session, every page redirects (303) to /admin/login.
 // Without SVC_ADMIN_TOKEN there are no pages at all: 404, like the admin API.
-import { Elysia } from "elysia";
+import { Elysia, NotFoundError } from "elysia";
 import { isInstant } from "../../audit/audit-export";
 import type { AuditLog } from "../../audit/audit-log";
 import type { IpRange } from "../../auth/ip";
@@ -18,6 +18,7 @@ import { bodyPolicyOption, DEFAULT_BODY_POLICY, MB } from "../../http/body-polic
 import type { RouteDoc } from "../../http/docs";
 import { type MultipartForm, readMultipart } from "../../http/multipart";
 import { type RequestState, withRequestState } from "../../http/request-state";
+import { checkedDownload, type DownloadDeps, downloadResponse } from "../../statements/export/download";
 import type { StatementStatus } from "../../statements/repository";
 import type { StatementService } from "../../statements/service";
 import type { AdminActor, AdminService, TokenGrantInput } from "../service";
@@ -53,11 +54,14 @@ export interface AdminPagesDeps {
   trustedProxies: IpRange[];
   socketIp: SocketIp;
   banks: () => string[];
+  /** What a statement download needs (the same as the integration API's). */
+  download: DownloadDeps;
 }
 
-/** What Elysia hands a route; only these parts are used. */
 /** The bank's statement file, as the integration API takes it (decisions §11). */
 const STATEMENT_FILE_LIMIT = 50 * MB;
+
+/** What Elysia hands a route; only these parts are used. */
 
 interface RouteContext {
   request: Request;
@@ -338,11 +342,13 @@ export function adminPages(deps: AdminPagesDeps) {
     );
   }
 
+  /** The edit form; after a refused save, with what was typed rather than what is stored. */
   function editTokenPage(
     session: AdminSession,
     id: string,
     status = 200,
     error: string | null = null,
+    submitted: FormValues | null = null,
   ): Outcome {
     if (!UUID_RE.test(id)) throw new ApiError("not_found", "Токен не найден");
     const token = admin.tokenView(id);
@@ -353,6 +359,7 @@ export function adminPages(deps: AdminPagesDeps) {
         company={admin.listCompanies().find((c) => c.company_id === token.company_id)}
         accounts={admin.listBankAccounts(token.company_id)}
         error={error}
+        submitted={submitted}
       />,
       status,
     );
@@ -404,6 +411,7 @@ export function adminPages(deps: AdminPagesDeps) {
         error={error}
         values={values}
         today={statements.today()}
+        companies={admin.listCompanies()}
       />,
       status,
     );
@@ -445,9 +453,20 @@ export function adminPages(deps: AdminPagesDeps) {
         nextCursor={ok.next_cursor}
         filters={filters}
         error={"error" in result ? result.error.message : null}
+        names={objectNames(tokens)}
       />,
       "error" in result ? result.error.status : 200,
     );
+  }
+
+  /** Tokens, accounts and companies by id, as the audit page names an entry's object. */
+  function objectNames(tokens: ReturnType<typeof admin.listTokens>): Map<string, string> {
+    const names = new Map<string, string>();
+    for (const c of admin.listCompanies()) names.set(c.company_id, `компания ${c.name}`);
+    for (const a of admin.listBankAccounts())
+      names.set(a.bank_account_id, `счёт ${a.alias} ${a.account_number_masked}`);
+    for (const tk of tokens) names.set(tk.api_token_id, `токен ${tk.token_prefix}… ${tk.name}`);
+    return names;
   }
 
   const loginPage = (status: number, error: string | null, headers?: Record<string, string>): Outcome =>
@@ -737,7 +756,7 @@ export function adminPages(deps: AdminPagesDeps) {
                 ),
               );
               if ("error" in result)
-                return editTokenPage(session, id, result.error.status, result.error.message);
+                return editTokenPage(session, id, result.error.status, result.error.message, form);
               return flashThen(session, "Изменения сохранены", `/admin/tokens/${id}`);
             }),
             { detail: pageDoc("Admin pages: save a token", "form") },
@@ -794,6 +813,41 @@ export function adminPages(deps: AdminPagesDeps) {
             "/admin/audit-log",
             view((session, ctx) => auditPage(session, ctx.query)),
             { detail: pageDoc("Admin pages: audit log with the chart of agent calls") },
+          )
+          // Any other page address: a page saying so (the admin API keeps its JSON envelope).
+          .get(
+            "/admin/*",
+            (ctx) => {
+              // The admin API's own answer: 404, or 405 where the path exists for other methods.
+              if (/^\/admin\/api(\/|$)/.test(new URL(ctx.request.url).pathname)) throw new NotFoundError();
+              return run(ctx, sessionOf(ctx), () => {
+                throw new ApiError("not_found", "Такой страницы нет");
+              });
+            },
+            { detail: pageDoc("Admin pages: any other address (a page saying there is no such page)") },
+          )
+          .get(
+            "/admin/statements/:id/export",
+            (ctx) => {
+              const session = sessionOf(ctx);
+              if (!session) return send(ctx, redirect("/admin/login"));
+              const id = ctx.params.id ?? "";
+              try {
+                if (!UUID_RE.test(id)) throw new ApiError("not_found", "Выписка не найдена");
+                const download = checkedDownload({
+                  format: ctx.query.format ?? "",
+                  version: ctx.query.version,
+                  bom: ctx.query.bom,
+                });
+                const { row, account } = statements.forOperator(id);
+                return downloadResponse(deps.download, row, account, download, ctx.requestState.requestId);
+              } catch (error) {
+                return run(ctx, session, () => {
+                  throw error;
+                });
+              }
+            },
+            { detail: pageDoc("Admin pages: download a ready statement (1C, CSV or JSON)") },
           )
           .get(
             "/admin/audit-log/export",

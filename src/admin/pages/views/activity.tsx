@@ -29,8 +29,11 @@ export function StatementsPage({
   error,
   values,
   today,
+  companies,
 }: {
   frame: SignedInFrame;
+  /** The companies, to say whose each account is. */
+  companies: { company_id: string; name: string }[];
   accounts: BankAccountView[];
   statements: StatementView[];
   nextCursor: string | null;
@@ -40,9 +43,10 @@ export function StatementsPage({
   today: string;
 }) {
   const accountById = new Map(accounts.map((a) => [a.bank_account_id, a]));
+  const companyName = new Map(companies.map((c) => [c.company_id, c.name]));
   const accountItems = accounts.map((a): [string, string] => [
     a.bank_account_id,
-    `${a.alias} ${a.account_number_masked} (${a.bank})`,
+    `${companyName.get(a.company_id) ?? a.company_id}: ${a.alias} ${a.account_number_masked} (${a.bank})`,
   ]);
   const fileAccounts = accountItems.filter(([id]) => accountById.get(id)?.bank === "file");
   return (
@@ -151,6 +155,7 @@ export function StatementsPage({
               <th>Операций</th>
               <th>Получена</th>
               <th>statement_id</th>
+              <th>Скачать</th>
             </tr>
           </thead>
           <tbody>
@@ -186,6 +191,17 @@ export function StatementsPage({
                 </td>
                 <td class="mono small" safe>
                   {s.statement_id}
+                </td>
+                <td class="actions">
+                  {s.status === "ready" ? (
+                    <>
+                      <a href={`/admin/statements/${s.statement_id}/export?format=1c`}>1С</a> ·{" "}
+                      <a href={`/admin/statements/${s.statement_id}/export?format=csv&bom=1`}>CSV</a> ·{" "}
+                      <a href={`/admin/statements/${s.statement_id}/export?format=json`}>JSON</a>
+                    </>
+                  ) : (
+                    ""
+                  )}
                 </td>
               </tr>
             ))}
@@ -263,6 +279,7 @@ export function AuditPage({
   nextCursor,
   filters,
   error,
+  names,
 }: {
   frame: SignedInFrame;
   chart: AgentCallsChart;
@@ -271,6 +288,8 @@ export function AuditPage({
   nextCursor: string | null;
   filters: AuditFilters;
   error: string | null;
+  /** What an entry's object id names (a token, an account, a company), for the "Объект" column. */
+  names: ReadonlyMap<string, string>;
 }) {
   const tokenById = new Map(tokens.map((tk) => [tk.api_token_id, tk]));
   return (
@@ -365,9 +384,15 @@ export function AuditPage({
                     {e.action}
                   </td>
                   <td safe>{who}</td>
-                  <td class="mono small" safe>
-                    {e.target ?? e.tool ?? ""}
-                  </td>
+                  {e.target !== null && names.has(e.target) ? (
+                    <td class="small" title={attr(e.target)} safe>
+                      {names.get(e.target) ?? ""}
+                    </td>
+                  ) : (
+                    <td class="mono small" safe>
+                      {e.target ?? e.tool ?? ""}
+                    </td>
+                  )}
                   <td>
                     <Badge kind={e.outcome === "ok" ? "ok" : "bad"} text={e.outcome} />
                     {e.duration_ms !== null ? (

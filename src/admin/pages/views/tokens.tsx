@@ -74,11 +74,9 @@ export function TokensPage({
         <table id="tokens">
           <thead>
             <tr>
-              <th>Имя</th>
-              <th>Префикс</th>
+              <th>Имя, префикс</th>
               <th>Компания</th>
-              <th>Назначение</th>
-              <th>Режим</th>
+              <th>Назначение, режим</th>
               <th>Права</th>
               <th>Счета</th>
               <th>IP</th>
@@ -93,13 +91,19 @@ export function TokensPage({
               const status = tokenStatus(tk, now);
               return (
                 <tr data-token-id={tk.api_token_id}>
-                  <td safe>{tk.name}</td>
-                  <td class="mono" safe>
-                    {`${tk.token_prefix}…`}
+                  <td>
+                    <div safe>{tk.name}</div>
+                    <div class="mono small muted" safe>
+                      {`${tk.token_prefix}…`}
+                    </div>
                   </td>
                   <td safe>{companyName.get(tk.company_id) ?? tk.company_id}</td>
-                  <td safe>{PURPOSE_LABEL[tk.purpose]}</td>
-                  <td safe>{tk.mode}</td>
+                  <td>
+                    <div safe>{PURPOSE_LABEL[tk.purpose]}</div>
+                    <div class="small muted" safe>
+                      {tk.mode}
+                    </div>
+                  </td>
                   <td class="small" safe>
                     {[
                       tk.scopes.read_statements ? "чтение выписок" : "",
@@ -134,7 +138,7 @@ export function TokensPage({
                   <td>
                     <Badge kind={status.kind} text={status.text} />
                   </td>
-                  <td>
+                  <td class="actions">
                     <a href={`/admin/tokens/${tk.api_token_id}`}>Изменить</a>{" "}
                     {tk.revoked_at === null ? (
                       <PostForm
@@ -280,10 +284,11 @@ export function NewTokenPage({
             <select name="mode">
               <Options
                 items={[
-                  ["live", "live (svc_live_…)"],
                   ["test", "test (svc_test_…, только sandbox-банки)"],
+                  ["live", "live (svc_live_…)"],
                 ]}
-                selected={values.mode}
+                // test first and chosen unless asked: a new installation's accounts are sandbox accounts.
+                selected={values.mode ?? "test"}
               />
             </select>
           </label>
@@ -369,15 +374,19 @@ export function EditTokenPage({
   company,
   accounts,
   error,
+  submitted,
 }: {
   frame: SignedInFrame;
   token: TokenView;
   company: CompanyView | undefined;
   accounts: BankAccountView[];
   error: string | null;
+  /** The form as it was sent, when the save was refused: shown again as typed. */
+  submitted?: FormValues | null;
 }) {
   const grants = new Map(token.accounts.map((g) => [g.bank_account_id, g]));
-  const values: FormValues = {
+  const values: FormValues = submitted ?? {
+    name: token.name,
     allowed_ips: token.allowed_ips.join("\n"),
     rate_limit_per_minute: token.rate_limit_is_default ? "" : String(token.rate_limit_per_minute),
     expires_at: token.expires_at ? token.expires_at.slice(0, 16) : "",
@@ -393,7 +402,7 @@ export function EditTokenPage({
         <PostForm action={`/admin/tokens/${token.api_token_id}`} csrf={frame.csrf} class="grid">
           <label>
             Имя
-            <input name="name" required maxlength="128" value={attr(token.name)} />
+            <input name="name" required maxlength="128" value={attr(values.name ?? token.name)} />
           </label>
           <label class="check">
             <input type="checkbox" name="scope_read_statements" checked={token.scopes.read_statements} />
