@@ -33,14 +33,14 @@ function allowedMethods(routes: { method: string; path: string }[], path: string
 
 export function errorEnvelopePlugin(deps: ErrorEnvelopeDeps) {
   return new Elysia({ name: "error-envelope" }).use(withRequestState).onError({ as: "global" }, (ctx) => {
-    const { code, error, set, request, path } = ctx;
+    const { code, error, set, request } = ctx;
     const state = (ctx as unknown as { requestState?: RequestState }).requestState;
     // A body that could not be read meets the route's schema after its derive hooks, where its
     // token was checked: refused as such, before any field is judged.
     const apiError =
       state?.bodyUnreadable && code === "VALIDATION"
         ? invalidRequestBody()
-        : toApiError(code, error, request, path, deps);
+        : toApiError(code, error, request, deps);
     if (apiError.code === "internal_error") {
       deps.logger.error("unhandled error", {
         request_id: state?.requestId,
@@ -56,13 +56,7 @@ export function errorEnvelopePlugin(deps: ErrorEnvelopeDeps) {
   });
 }
 
-function toApiError(
-  code: unknown,
-  error: unknown,
-  request: Request,
-  path: string,
-  deps: ErrorEnvelopeDeps,
-): ApiError {
+function toApiError(code: unknown, error: unknown, request: Request, deps: ErrorEnvelopeDeps): ApiError {
   if (error instanceof ApiError) return error;
   // Errors thrown while parsing (our 413) arrive wrapped in Elysia's ParseError.
   const cause = (error as { cause?: unknown } | null)?.cause;
