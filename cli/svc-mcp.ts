@@ -46,28 +46,32 @@ function isLoopback(hostname: string): boolean {
 
 export function readEnv(env: Record<string, string | undefined>): RelayEnv {
   const token = env.SVC_API_TOKEN ?? "";
-  if (token === "") throw new EnvError("SVC_API_TOKEN", "not set");
+  if (token === "") throw new EnvError("SVC_API_TOKEN", "не задан: нужен токен агента (назначение mcp)");
   if (!/^svc_(live|test)_\S+$/.test(token)) {
-    throw new EnvError("SVC_API_TOKEN", "must start with svc_live_ or svc_test_");
+    throw new EnvError("SVC_API_TOKEN", "должен начинаться с svc_live_ или svc_test_");
   }
   const raw = env.SVC_API_URL ?? "";
-  if (raw === "") throw new EnvError("SVC_API_URL", "not set");
+  if (raw === "")
+    throw new EnvError("SVC_API_URL", "не задан: адрес сервиса, например https://svc.example/api/v1");
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new EnvError("SVC_API_URL", "not a valid URL");
+    throw new EnvError("SVC_API_URL", "не похож на URL");
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new EnvError("SVC_API_URL", "must be an https:// URL");
+    throw new EnvError("SVC_API_URL", "нужен адрес https://");
   }
   if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
-    throw new EnvError("SVC_API_URL", "must not carry credentials, a query or a fragment");
+    throw new EnvError("SVC_API_URL", "без имени, пароля, параметров и фрагмента");
   }
   const path = url.pathname.replace(/\/$/, "");
-  if (!path.endsWith("/api/v1")) throw new EnvError("SVC_API_URL", "must end with /api/v1");
+  if (!path.endsWith("/api/v1")) throw new EnvError("SVC_API_URL", "должен оканчиваться на /api/v1");
   if (url.protocol === "http:" && !isLoopback(url.hostname)) {
-    throw new EnvError("SVC_API_URL", "plain http:// is allowed only for a loopback host; use https://");
+    throw new EnvError(
+      "SVC_API_URL",
+      "http:// без шифрования допустим только для локального адреса; нужен https://",
+    );
   }
   const logDir = env.SVC_MCP_LOG_DIR ? env.SVC_MCP_LOG_DIR : null;
   return { apiUrl: `${url.origin}${path}`, token, logDir };

@@ -65,7 +65,7 @@ try {
   if (code >= 0) process.exit(code);
 } catch (e) {
   if (e instanceof ConfigError) {
-    console.error(`configuration error: ${e.message}`);
+    console.error(`ошибка конфигурации: ${e.message}`);
     process.exit(2);
   }
   console.error(e instanceof Error ? e.message : String(e));

@@ -55,10 +55,10 @@ function str(env: Env, name: string, fallback: string): string {
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `должно быть целым числом, а не "${raw}"`);
   const value = Number(raw.trim());
   if (value < min || value > max)
-    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+    throw new ConfigError(name, `должно быть от ${min} до ${max}, а не ${value}`);
   return value;
 }
 
@@ -81,47 +81,48 @@ function isValidTimezone(tz: string): boolean {
 export function loadConfig(env: Env = process.env): Config {
   const adminToken = env.SVC_ADMIN_TOKEN ?? "";
   if (adminToken !== "" && adminToken.length < 32) {
-    throw new ConfigError("SVC_ADMIN_TOKEN", "must be at least 32 characters");
+    throw new ConfigError("SVC_ADMIN_TOKEN", "не короче 32 символов");
   }
   // A bearer value has no whitespace: such a token could never be presented.
-  if (/\s/.test(adminToken)) throw new ConfigError("SVC_ADMIN_TOKEN", "must not contain whitespace");
+  if (/\s/.test(adminToken)) throw new ConfigError("SVC_ADMIN_TOKEN", "без пробелов и переводов строк");
 
   let secretKey: Uint8Array | null = null;
   const rawKey = env.SVC_SECRET_KEY ?? "";
   if (rawKey !== "") {
     secretKey = decodeSecretKey(rawKey);
-    if (!secretKey) throw new ConfigError("SVC_SECRET_KEY", "must be 32 bytes encoded as base64");
+    if (!secretKey) throw new ConfigError("SVC_SECRET_KEY", "32 байта в base64");
   }
 
   const timezone = str(env, "SVC_TIMEZONE", "Europe/Moscow");
-  if (!isValidTimezone(timezone)) throw new ConfigError("SVC_TIMEZONE", `unknown time zone "${timezone}"`);
+  if (!isValidTimezone(timezone))
+    throw new ConfigError("SVC_TIMEZONE", `неизвестный часовой пояс "${timezone}"`);
 
   const logLevel = str(env, "SVC_LOG_LEVEL", "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError("SVC_LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")}`);
+    throw new ConfigError("SVC_LOG_LEVEL", `одно из: ${LOG_LEVELS.join(", ")}`);
   }
 
   const origins = list(env, "MCP_ALLOWED_ORIGINS");
   for (const origin of origins) {
     if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
-      throw new ConfigError("MCP_ALLOWED_ORIGINS", `"${origin}" is not an origin like https://host:port`);
+      throw new ConfigError("MCP_ALLOWED_ORIGINS", `"${origin}" — не origin вида https://host:port`);
     }
   }
 
   const trustProxy = list(env, "SVC_TRUST_PROXY");
   for (const cidr of trustProxy) {
     if (!parseIpRange(cidr))
-      throw new ConfigError("SVC_TRUST_PROXY", `"${cidr}" is not an IP address or CIDR`);
+      throw new ConfigError("SVC_TRUST_PROXY", `"${cidr}" — не IP-адрес и не подсеть CIDR`);
   }
 
   const metricsToken = env.SVC_METRICS_TOKEN ?? "";
   if (metricsToken !== "" && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
-    throw new ConfigError("SVC_METRICS_TOKEN", "must be at least 16 characters without whitespace");
+    throw new ConfigError("SVC_METRICS_TOKEN", "не короче 16 символов, без пробелов");
   }
 
   const checkpoints = str(env, "SVC_CHECKPOINTS", "internal");
   if (checkpoints !== "internal" && checkpoints !== "external") {
-    throw new ConfigError("SVC_CHECKPOINTS", `must be internal or external, got "${checkpoints}"`);
+    throw new ConfigError("SVC_CHECKPOINTS", `internal или external, а не "${checkpoints}"`);
   }
 
   const backupDir = str(env, "SVC_BACKUP_DIR", "");
@@ -130,7 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
   const retention = env.SVC_AUDIT_RETENTION_DAYS ?? "";
   const rowCache = str(env, "SVC_ROW_CACHE", "on");
   if (rowCache !== "on" && rowCache !== "off") {
-    throw new ConfigError("SVC_ROW_CACHE", `must be on or off, got "${rowCache}"`);
+    throw new ConfigError("SVC_ROW_CACHE", `on или off, а не "${rowCache}"`);
   }
 
   return {

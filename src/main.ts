@@ -46,7 +46,7 @@ export function resolveSecretKey(config: Config, demo: boolean, logger: Logger):
   const keyFile = join(dirname(config.dbPath), "secret.key");
   if (existsSync(keyFile)) {
     const key = decodeSecretKey(readFileSync(keyFile, "utf8"));
-    if (!key) throw new ConfigError("SVC_SECRET_KEY", `${keyFile} does not hold a base64 32-byte key`);
+    if (!key) throw new ConfigError("SVC_SECRET_KEY", `в ${keyFile} нет ключа: 32 байта в base64`);
     return key;
   }
   if (!demo) return null;
@@ -79,10 +79,7 @@ export function resolveDemoAdminToken(config: Config): {
   if (existsSync(file)) {
     const token = readFileSync(file, "utf8").trim();
     if (token.length >= 32 && !/\s/.test(token)) return { token, source: "file", created: false };
-    throw new ConfigError(
-      "SVC_ADMIN_TOKEN",
-      `${file} does not hold an admin token of at least 32 characters`,
-    );
+    throw new ConfigError("SVC_ADMIN_TOKEN", `в ${file} нет токена администратора (не короче 32 символов)`);
   }
   const token = generate();
   mkdirSync(dirname(file), { recursive: true });

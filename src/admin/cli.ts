@@ -58,13 +58,13 @@ const OPTIONS = {
 } as const;
 
 function required(value: string | undefined, flag: string): string {
-  if (value === undefined) throw new UsageError(`--${flag} is required`);
+  if (value === undefined) throw new UsageError(`нужен параметр --${flag}`);
   return value;
 }
 
 function optionalInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^-?\d+$/.test(value)) throw new UsageError(`--${flag} must be an integer`);
+  if (!/^-?\d+$/.test(value)) throw new UsageError(`--${flag}: целое число`);
   return Number(value);
 }
 
@@ -74,7 +74,7 @@ class UsageError extends Error {}
 function credentialsObject(text: string): Record<string, unknown> {
   const value: unknown = JSON.parse(text);
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new UsageError("--credentials must be a JSON object");
+    throw new UsageError("--credentials: объект JSON");
   }
   return value as Record<string, unknown>;
 }
@@ -161,9 +161,9 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
       case "token create": {
         const purpose = required(v.purpose, "purpose");
         if (purpose !== "integration" && purpose !== "mcp")
-          throw new UsageError("--purpose is integration or mcp");
+          throw new UsageError("--purpose: integration или mcp");
         const mode = v.mode ?? "live";
-        if (mode !== "live" && mode !== "test") throw new UsageError("--mode is live or test");
+        if (mode !== "live" && mode !== "test") throw new UsageError("--mode: live или test");
         const created = admin.createToken(
           {
             company_id: required(v.company, "company"),
@@ -201,7 +201,7 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
         });
         break;
       default:
-        throw new UsageError(`unknown admin command "${positionals.join(" ")}"`);
+        throw new UsageError(`неизвестная команда "${positionals.join(" ")}"`);
     }
     console.log(JSON.stringify(result, null, 2));
     return 0;
@@ -215,7 +215,7 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
       return 1;
     }
     if (e instanceof SyntaxError) {
-      console.error(`--credentials must be a JSON object: ${e.message}`);
+      console.error(`--credentials: объект JSON (${e.message})`);
       return 2;
     }
     throw e;
@@ -231,14 +231,13 @@ async function exportAudit(
   v: { since?: string; until?: string; format?: string },
 ): Promise<number> {
   const format = v.format ?? "jsonl";
-  if (format !== "jsonl" && format !== "csv") throw new UsageError("--format is jsonl or csv");
+  if (format !== "jsonl" && format !== "csv") throw new UsageError("--format: jsonl или csv");
   for (const flag of ["since", "until"] as const) {
     const value = v[flag];
-    if (value !== undefined && !isInstant(value))
-      throw new UsageError(`--${flag} must be an ISO 8601 date or time`);
+    if (value !== undefined && !isInstant(value)) throw new UsageError(`--${flag}: дата или время ISO 8601`);
   }
   if (config.dbPath === ":memory:" || !existsSync(config.dbPath)) {
-    throw new BackupError(`no database at ${config.dbPath}`);
+    throw new BackupError(`нет базы данных: ${config.dbPath}`);
   }
   const db = new Database(config.dbPath, { readonly: true, strict: true });
   try {

@@ -11,9 +11,9 @@ export class BackupError extends Error {}
 
 /** Copies the database at `source` to `target` (which must not exist); returns its size. */
 export function backupDatabase(source: string, target: string): { bytes: number } {
-  if (source === ":memory:") throw new BackupError("an in-memory database cannot be backed up");
-  if (!existsSync(source)) throw new BackupError(`no database at ${source}`);
-  if (existsSync(target)) throw new BackupError(`${target} exists already; choose a new file`);
+  if (source === ":memory:") throw new BackupError("базу в памяти (:memory:) не скопировать");
+  if (!existsSync(source)) throw new BackupError(`нет базы данных: ${source}`);
+  if (existsSync(target)) throw new BackupError(`${target} уже есть; укажите новый файл`);
   mkdirSync(dirname(target), { recursive: true });
   const partial = `${target}.partial`;
   rmSync(partial, { force: true });
@@ -24,7 +24,7 @@ export function backupDatabase(source: string, target: string): { bytes: number 
     db.query("VACUUM INTO ?").run(partial);
   } catch (e) {
     rmSync(partial, { force: true });
-    throw new BackupError(`backup failed: ${e instanceof Error ? e.message : String(e)}`);
+    throw new BackupError(`копия не снята: ${e instanceof Error ? e.message : String(e)}`);
   } finally {
     db.close();
   }
@@ -55,20 +55,18 @@ const COUNTED_TABLES = [
 
 /** Checks a backup file: SQLite's integrity check, its schema version, and its row counts. */
 export function verifyBackup(file: string): BackupReport {
-  if (!existsSync(file)) throw new BackupError(`no file at ${file}`);
+  if (!existsSync(file)) throw new BackupError(`нет файла: ${file}`);
   let db: Database;
   try {
     db = new Database(file, { readonly: true, strict: true });
   } catch (e) {
-    throw new BackupError(`${file} is not a database: ${e instanceof Error ? e.message : String(e)}`);
+    throw new BackupError(`${file} — не база данных: ${e instanceof Error ? e.message : String(e)}`);
   }
   try {
     return readReport(db, file);
   } catch (e) {
     if (e instanceof BackupError) throw e;
-    throw new BackupError(
-      `${file} is not a whole SQLite database: ${e instanceof Error ? e.message : String(e)}`,
-    );
+    throw new BackupError(`${file} — не целая база SQLite: ${e instanceof Error ? e.message : String(e)}`);
   } finally {
     db.close();
   }

@@ -111,7 +111,7 @@ describe("svc admin backup under load", () => {
       // A second backup to the same file is refused, not overwritten.
       const again = await svcAdminRun(dbPath, ["backup", "--to", copy]);
       expect(again.code).toBe(1);
-      expect(again.err).toContain("exists");
+      expect(again.err).toContain("уже есть");
 
       const verified = JSON.parse(await svcAdmin(dbPath, ["verify", copy])) as {
         ok: boolean;
@@ -157,10 +157,10 @@ describe("svc admin backup under load", () => {
     await Bun.write(junk, "not a database at all".repeat(100));
     const bad = await svcAdminRun(join(dir, "svc.db"), ["verify", junk]);
     expect(bad.code).toBe(1);
-    expect(bad.err).toContain("not a whole SQLite database");
+    expect(bad.err).toContain("не целая база SQLite");
     const missing = await svcAdminRun(join(dir, "svc.db"), ["verify", join(dir, "nothing.db")]);
     expect(missing.code).toBe(1);
-    expect(missing.err).toContain("no file");
+    expect(missing.err).toContain("нет файла");
     const usage = await svcAdminRun(join(dir, "svc.db"), ["backup"]);
     expect(usage.code).toBe(2);
     expect(usage.err).toContain("--to");

@@ -444,7 +444,7 @@ describe("svc admin", () => {
           SVC_SECRET_KEY: Buffer.alloc(32, 3).toString("base64"),
         });
         expect({ bad, code: res.code }).toEqual({ bad, code: 2 });
-        expect(res.stderr).toContain("--credentials must be a JSON object");
+        expect(res.stderr).toContain("--credentials: объект JSON");
       }
       const accounts = await run(["admin", "account", "list"], e);
       expect(JSON.parse(accounts.stdout)).toEqual({ bank_accounts: [] });

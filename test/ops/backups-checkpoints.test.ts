@@ -63,7 +63,9 @@ describe("scheduled backups", () => {
       logger: createLogger("info", (l) => logs.push(l)),
     });
     await backups.runOnce();
-    expect(logs.some((l) => l.includes("scheduled backup failed") && l.includes("no database"))).toBe(true);
+    expect(logs.some((l) => l.includes("scheduled backup failed") && l.includes("нет базы данных"))).toBe(
+      true,
+    );
   });
 });
 
