@@ -9,8 +9,9 @@ node_modules/.installed: package.json package-lock.json
 	npm install --no-audit --no-fund --no-save
 	@touch $@
 
+# The demo polls its sandbox bank every 2 s (instead of 30): an ordered statement is ready in moments.
 run: node_modules/.installed
-	SVC_DB_PATH=$${SVC_DB_PATH:-./data/svc.db} $(BUN) run cli/svc.ts serve --demo
+	SVC_DB_PATH=$${SVC_DB_PATH:-./data/svc.db} SVC_BANK_POLL_INTERVAL_MS=$${SVC_BANK_POLL_INTERVAL_MS:-2000} $(BUN) run cli/svc.ts serve --demo
 
 # One Bun process per test file (see scripts/run-tests.sh): the suite stays well under 1.5 GB.
 test: node_modules/.installed typecheck lint test-deps
