@@ -6,11 +6,12 @@ import { flushStdout } from "../src/core/logger";
 import { migrate, openDatabase } from "../src/db/open";
 import { startServer, VERSION } from "../src/main";
 
-const USAGE = `usage: svc <command>
-  serve [--demo]   apply migrations, start the HTTP server and background workers
-  migrate          apply pending migrations and exit
-  admin …          administration on the database file (svc admin help)
-  version          print the version`;
+const USAGE = `использование: svc <команда>
+  serve [--demo]   применить миграции, запустить HTTP-сервер и фоновые задачи
+                   (--demo: на пустой базе — демо-компания, счета и токены)
+  migrate          применить миграции и выйти
+  admin …          администрирование на файле базы (svc admin help)
+  version          показать версию`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -55,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(USAGE);
       return command === undefined ? 2 : 0;
     default:
-      console.error(`unknown command "${command}"\n${USAGE}`);
+      console.error(`неизвестная команда "${command}"\n${USAGE}`);
       return 2;
   }
 }

@@ -10,22 +10,24 @@ import { ApiError, errorEnvelope } from "../core/errors";
 import { openServices } from "../main";
 import { BackupError, backupDatabase, verifyBackup } from "../ops/backup";
 
-const HELP = `usage: svc admin <object> <action> [options]
-  company create --name NAME --inn INN [--kpp KPP]
-  company list
-  account create --company ID --bank BANK --number 20DIGITS --bik 9DIGITS [--currency RUB] [--alias A]
+const HELP = `использование: svc admin <объект> <действие> [параметры]
+  company create --name NAME --inn INN [--kpp KPP]          создать компанию
+  company list                                              компании
+  account create --company ID --bank BANK --number 20ЦИФР --bik 9ЦИФР [--currency RUB] [--alias A]
                  [--ops-per-day N] [--opening-balance RUB] [--credentials JSON]
-  account list [--company ID]
+                                                            добавить счёт
+  account list [--company ID]                               счета
   token create --company ID --purpose integration|mcp [--name NAME] [--mode live|test]
                [--read-statements] [--send-payments] [--account ID]... [--allow-ip IP/CIDR]...
                [--rate-limit N] [--expires-at ISO]
-               (each --account gets read and/or send rights as the scopes given)
-  token list [--company ID]
-  token revoke ID
-  audit [--token ID] [--action A] [--limit N]
-  audit export [--since ISO] [--until ISO] [--format jsonl|csv]   (to stdout, oldest first)
-  backup --to FILE            an online, consistent copy of the database (the server may run)
-  verify FILE                 integrity, schema version and row counts of a backup`;
+               (каждый --account получает чтение и/или платежи по заданным правам)
+  token list [--company ID]                                 токены
+  token revoke ID                                           отозвать токен
+  audit [--token ID] [--action A] [--limit N]               журнал аудита, новые сверху
+  audit export [--since ISO] [--until ISO] [--format jsonl|csv]
+                                                            журнал за период в stdout, старые сверху
+  backup --to FILE          копия базы на ходу (сервер может работать)
+  verify FILE               проверка копии: целостность, версия схемы, число строк`;
 
 const OPTIONS = {
   name: { type: "string" },
