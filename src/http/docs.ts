@@ -77,3 +77,16 @@ export function multipartBody(fields: Record<string, { format?: string }>) {
     },
   };
 }
+
+/** The documentation helper of a feature's token-guarded routes: the token errors come first. */
+export function tokenRouteDoc(tag: string) {
+  return (
+    summary: string,
+    errors: ErrorCode[],
+    success: Record<number, string | SuccessDoc>,
+    description?: string,
+  ) => routeDoc(tag, summary, [...TOKEN_ERRORS, ...errors], { success, description });
+}
+
+/** The per-account errors every account-scoped route can answer. */
+export const ACCOUNT_ERRORS: ErrorCode[] = ["not_found", "forbidden_company", "forbidden_account"];

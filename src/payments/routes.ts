@@ -3,9 +3,8 @@
 // allow_send_payments on the account.
 import { Elysia } from "elysia";
 import type { Requirement, TokenGuard } from "../auth/guard";
-import type { ErrorCode } from "../core/errors";
 import { bodyPolicyOption, MB } from "../http/body-policy";
-import { JSON_BODY, routeDoc, type SuccessDoc, TOKEN_ERRORS } from "../http/docs";
+import { ACCOUNT_ERRORS, JSON_BODY, tokenRouteDoc } from "../http/docs";
 import { fileField, readMultipart, uuidField } from "../http/multipart";
 import { type RequestState, withRequestState } from "../http/request-state";
 import { authenticateRequest, tokenAuth } from "../http/token-auth";
@@ -20,15 +19,9 @@ import {
 import type { PaymentService, RequestContext } from "./service";
 
 const NEED: Requirement = { purpose: "integration", scope: "send_payments" };
-const ACCOUNT_ERRORS: ErrorCode[] = ["not_found", "forbidden_company", "forbidden_account"];
 
 // Responses documented from the model's schemas, not validated at run time (see statements/routes.ts).
-const doc = (
-  summary: string,
-  errors: ErrorCode[],
-  success: Record<number, string | SuccessDoc>,
-  description?: string,
-) => routeDoc("payments", summary, [...TOKEN_ERRORS, ...errors], { success, description });
+const doc = tokenRouteDoc("payments");
 
 const IDEMPOTENCY =
   "Idempotent by (api_token_id, external_id, payload_hash), the hash over the route, the import and the " +

@@ -14,17 +14,18 @@ import {
 
 export type { BalanceRow, BankState, StatementListFilter, StatementRow, StatementStatus } from "./queries";
 
-export interface NewStatement {
-  id: string;
-  bank_account_id: string;
-  api_token_id: string | null;
-  source: "integration" | "ui" | "import";
-  external_id: string | null;
-  date_from: string;
-  date_to: string;
-  created_at: string;
-  import_sha256?: string | null;
-}
+/** What an order (or an import) is stored with; the rest of the row starts at its defaults. */
+export type NewStatement = Pick<
+  StatementRow,
+  | "id"
+  | "bank_account_id"
+  | "api_token_id"
+  | "source"
+  | "external_id"
+  | "date_from"
+  | "date_to"
+  | "created_at"
+> & { import_sha256?: string | null };
 
 export type OrderOutcome = { kind: "created"; row: StatementRow } | { kind: "existing"; row: StatementRow };
 

@@ -1,17 +1,12 @@
 // REST routes of the integration API for statements.
 import { Elysia } from "elysia";
 import type { TokenGuard } from "../auth/guard";
-import type { ErrorCode } from "../core/errors";
-import type { Logger } from "../core/logger";
-import type { Metrics } from "../core/metrics";
 import { bodyPolicyOption, MB } from "../http/body-policy";
-import { JSON_BODY, multipartBody, routeDoc, type SuccessDoc, TOKEN_ERRORS } from "../http/docs";
+import { ACCOUNT_ERRORS, JSON_BODY, multipartBody, tokenRouteDoc } from "../http/docs";
 import { fileField, readMultipart, uuidField } from "../http/multipart";
 import { withRequestState } from "../http/request-state";
 import { tokenAuth } from "../http/token-auth";
-import { checkedDownload, downloadResponse } from "./export/download";
-import type { ExportQueries } from "./export/queries";
-import type { ExportThreads } from "./export/threads";
+import { checkedDownload, type DownloadDeps, downloadResponse } from "./export/download";
 import {
   ExportFileSchema,
   ExportQuery,
@@ -27,29 +22,15 @@ import type { StatementService } from "./service";
 /** A bank's statement file is at most 50 MB (decisions §11). */
 export const IMPORT_LIMIT = 50 * MB;
 
-const ACCOUNT_ERRORS: ErrorCode[] = ["not_found", "forbidden_company", "forbidden_account"];
 // Responses are documented from the model's schemas rather than declared with `response:`: that
 // would validate every answer at run time (measured on the poll, a hot path: about 0.5 µs of 7 µs
 // per request) and would replace the error responses listed here. test/contracts checks real
 // responses against the same schemas instead.
-const doc = (
-  summary: string,
-  errors: ErrorCode[],
-  success: Record<number, string | SuccessDoc>,
-  description?: string,
-) => routeDoc("statements", summary, [...TOKEN_ERRORS, ...errors], { success, description });
+const doc = tokenRouteDoc("statements");
 
-export function statementRoutes(deps: {
-  guard: TokenGuard;
-  service: StatementService;
-  repo: StatementRepository;
-  exports: ExportQueries;
-  exportThreads: ExportThreads;
-  logger: Logger;
-  timezone: string;
-  now: () => Date;
-  metrics?: Metrics;
-}) {
+export function statementRoutes(
+  deps: { guard: TokenGuard; service: StatementService; repo: StatementRepository } & DownloadDeps,
+) {
   const { service } = deps;
   return new Elysia({ prefix: "/api/v1/integration/statements" })
     .use(withRequestState)

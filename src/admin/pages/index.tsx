@@ -20,7 +20,7 @@ import { type MultipartForm, readMultipart } from "../../http/multipart";
 import { type RequestState, withRequestState } from "../../http/request-state";
 import { checkedDownload, type DownloadDeps, downloadResponse } from "../../statements/export/download";
 import type { StatementStatus } from "../../statements/repository";
-import type { StatementService } from "../../statements/service";
+import type { StatementService, StatementView } from "../../statements/service";
 import type { AdminActor, AdminService, TokenGrantInput } from "../service";
 import { APP_CSS, APP_JS } from "./assets";
 import { buildChart, chartSince } from "./chart";
@@ -276,6 +276,24 @@ export function adminPages(deps: AdminPagesDeps) {
     return then(form);
   }
 
+  /** A statement made from the statements page (ordered or imported): audited, then the list again. */
+  function statementAction(
+    session: AdminSession,
+    ctx: RouteContext,
+    action: string,
+    input: Record<string, unknown>,
+    make: () => StatementView,
+    done: (view: StatementView) => string,
+    values: FormValues,
+  ): Outcome {
+    const result = attempt(() =>
+      admin.audited(action, actorOf(ctx), input, make, (view) => view.statement_id),
+    );
+    if ("error" in result)
+      return statementsPage(session, {}, result.error.status, result.error.message, values);
+    return flashThen(session, done(result.ok), "/admin/statements");
+  }
+
   const flashThen = (session: AdminSession, text: string, location: string, kind: "ok" | "error" = "ok") => {
     session.flash.push({ kind, text });
     return redirect(location);
@@ -482,26 +500,21 @@ export function adminPages(deps: AdminPagesDeps) {
         uploadAction(STATEMENT_FILE_LIMIT, (session, form, files, ctx) => {
           const input = { bank_account_id: form.bank_account_id ?? "" };
           const file = files.get("file");
-          const result = attempt(() => {
-            if (!file || file.bytes.byteLength === 0) {
-              throw new ApiError("validation_error", "Выберите файл выписки (kl_to_1c.txt)", {
-                field: "file",
-              });
-            }
-            return admin.audited(
-              "admin.statement.import",
-              actorOf(ctx),
-              { ...input, filename: file.filename, bytes: file.bytes.byteLength },
-              () => statements.importFileFromUi(input.bank_account_id, file.bytes),
-              (view) => view.statement_id,
-            );
-          });
-          if ("error" in result)
-            return statementsPage(session, {}, result.error.status, result.error.message, input);
-          return flashThen(
+          return statementAction(
             session,
-            `Выписка загружена: ${result.ok.date_from} — ${result.ok.date_to}, операций: ${result.ok.operations_count ?? 0}`,
-            "/admin/statements",
+            ctx,
+            "admin.statement.import",
+            { ...input, filename: file?.filename, bytes: file?.bytes.byteLength },
+            () => {
+              if (!file || file.bytes.byteLength === 0) {
+                throw new ApiError("validation_error", "Выберите файл выписки (kl_to_1c.txt)", {
+                  field: "file",
+                });
+              }
+              return statements.importFileFromUi(input.bank_account_id, file.bytes);
+            },
+            (v) => `Выписка загружена: ${v.date_from} — ${v.date_to}, операций: ${v.operations_count ?? 0}`,
+            input,
           );
         }),
         {
@@ -790,21 +803,14 @@ export function adminPages(deps: AdminPagesDeps) {
                 date_from: form.date_from ?? "",
                 date_to: form.date_to ?? "",
               };
-              const result = attempt(() =>
-                admin.audited(
-                  "admin.statement.order",
-                  actorOf(ctx),
-                  input,
-                  () => statements.orderFromUi(input.bank_account_id, input.date_from, input.date_to),
-                  (view) => view.statement_id,
-                ),
-              );
-              if ("error" in result)
-                return statementsPage(session, {}, result.error.status, result.error.message, form);
-              return flashThen(
+              return statementAction(
                 session,
-                `Выписка заказана: ${result.ok.date_from} — ${result.ok.date_to}, статус ${result.ok.status}`,
-                "/admin/statements",
+                ctx,
+                "admin.statement.order",
+                input,
+                () => statements.orderFromUi(input.bank_account_id, input.date_from, input.date_to),
+                (v) => `Выписка заказана: ${v.date_from} — ${v.date_to}, статус ${v.status}`,
+                form,
               );
             }),
             { detail: pageDoc("Admin pages: order a statement via the UI", "form") },
