@@ -5,8 +5,8 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 .PHONY: run test build check lint fmt typecheck migrations bench clean test-deps
 
 node_modules/.installed: package.json package-lock.json
-	# `npm ci` rejects this lock file on npm 11 (optional platform packages of other systems); versions are pinned exactly in package.json.
-	npm install --no-audit --no-fund --no-save
+	# Exactly what package-lock.json pins (npm ci refuses a lock file that does not match package.json).
+	npm ci --no-audit --no-fund
 	@touch $@
 
 # The demo polls its sandbox bank every 2 s (instead of 30): an ordered statement is ready in moments.
