@@ -1,6 +1,6 @@
 // The 1C export's documents laid out by SQLite, one concat() per operation: reading the ~27
 // columns of an operation into an object and writing its ~30 lines field by field cost about
-// twice as much. The layout is writeStatementDocumentFields' (formats/onec.ts), which stays the
+// twice as much. The layout is writeStatementDocumentFields' (formats/onec/writer.ts), which stays the
 // definition; a property test holds the two equal. Rows that writer refuses (amount, date,
 // document kind) come back NULL, and rows with a line break inside a value are recognised by the
 // encoder (OneCDocumentEncoder.laidOut): both are written by the field writer instead.
