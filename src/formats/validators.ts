@@ -1,4 +1,4 @@
-// Checksums and shapes of Russian bank requisites (see format-1c.md, "Validation rules").
+// Checksums and shapes of Russian bank requisites (see docs/format-1c.md, "Validation rules").
 
 const INN10_WEIGHTS = [2, 4, 10, 3, 5, 9, 4, 6, 8];
 const INN12_WEIGHTS_11 = [7, 2, 4, 10, 3, 5, 9, 4, 6, 8];

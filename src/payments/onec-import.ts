@@ -1,5 +1,5 @@
 // Reads a payment file sent TO the bank (1CClientBankExchange, cp1251 or cp866) into payment
-// orders, enforcing the fields and checks of format-1c.md for that direction. Every failure is a
+// orders, enforcing the fields and checks of docs/format-1c.md for that direction. Every failure is a
 // 400 validation_error naming the file line and the field.
 
 import { type ApiError, validationError } from "../core/errors";

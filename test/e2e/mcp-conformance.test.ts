@@ -17,7 +17,7 @@ const BUN = join(import.meta.dir, "../../node_modules/.bin/bun");
 // server (an Origin check; concurrent POSTs answered with JSON) and pass, so they are kept.
 // Scenarios that do not apply (they call fixture tools, resources, prompts, logging, completion,
 // sampling, elicitation, progress or SSE streams that a tools-only read-only server does not
-// have) are listed in the README.
+// have) are listed in docs/agents.md.
 const SCENARIOS = [
   "server-initialize",
   "ping",

@@ -33,7 +33,7 @@ export const ONEC_KNOWN_KINDS: readonly string[] = [...Object.values(ONEC_DOC_KI
 const numbered = (base: string, from: number, to: number): string[] =>
   Array.from({ length: to - from + 1 }, (_, i) => `${base}${from + i}`);
 
-/** Canonical order of document block keys (format-1c.md); the writer follows it. */
+/** Canonical order of document block keys (docs/format-1c.md); the writer follows it. */
 export const ONEC_DOCUMENT_FIELD_ORDER: readonly string[] = [
   "Номер",
   "Дата",
