@@ -42,10 +42,10 @@ build: node_modules/.installed
 	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc-mcp.ts --outfile dist/svc-mcp
 
 # Benchmarks (not part of `make test`): wrk-driven HTTP runs, exports, search, ordering, start-up.
-# Prints one table and writes test/bench/results/latest.json. Takes a few minutes.
+# Prints one table and writes bench/results/latest.json. Takes a few minutes.
 bench: node_modules/.installed build
 	sh scripts/ensure-wrk.sh
-	$(BUN) run test/bench/run.ts
+	$(BUN) run bench/run.ts
 
 clean:
 	rm -rf dist node_modules

@@ -1,7 +1,7 @@
-// The benchmarks of svc: `make bench` (or `bun run test/bench/run.ts`). Not part of `bun test`.
+// The benchmarks of svc: `make bench` (or `bun run bench/run.ts`). Not part of `bun test`.
 //
 // Sections (BENCH_ONLY=http,exports,search,orders,startup runs a subset; a subset run writes its
-// JSON to test/bench/results/partial.json instead of latest.json):
+// JSON to bench/results/partial.json instead of latest.json):
 //   http     wrk, same connections/threads/duration for: raw Bun.serve, svc REST poll, svc MCP
 //            tools/call get_balance, and the reference peer (MCP SDK + Express on Node)
 //   exports  a 155k-operation statement as json, csv and 1c: ops/s and peak RSS of the server;
@@ -15,8 +15,8 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { dateInZone } from "../../src/core/clock";
-import { ROOT, type RunningProcess, startServe, tempDir } from "../helpers/server";
+import { dateInZone } from "../src/core/clock";
+import { ROOT, type RunningProcess, startServe, tempDir } from "../test/helpers/server";
 import { describeMachine } from "./lib/machine";
 import { memoryOf, resetPeak, sampleMemory, spawnListener } from "./lib/proc";
 import {

@@ -1,6 +1,6 @@
 // A second reference for the HTTP benchmarks: the framework's own floor. One Elysia route that
 // parses the JSON body (Elysia's default parser) and answers with a prepared body; no plugins.
-//   bun run test/bench/elysia-server.ts <body file>
+//   bun run bench/elysia-server.ts <body file>
 // Prints {"msg":"listening","port":N} once it listens on 127.0.0.1 (a free port).
 import { readFileSync } from "node:fs";
 import { Elysia } from "elysia";

@@ -1,6 +1,6 @@
 // Seeding a running svc through its admin API, and the agent-endpoint calls the benchmarks make.
-import { withAccountKey } from "../../../src/formats/validators";
-import type { RunningProcess } from "../../helpers/server";
+import { withAccountKey } from "../../src/formats/validators";
+import type { RunningProcess } from "../../test/helpers/server";
 import type { RawRequest } from "./wrk";
 
 export const PROTOCOL_VERSION = "2025-06-18";

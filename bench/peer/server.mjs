@@ -1,7 +1,7 @@
 // Reference peer for the agent-endpoint benchmark: the official MCP TypeScript SDK on Node +
 // Express, stateful Streamable HTTP (one transport and one McpServer per session, JSON responses,
 // no SSE), a bearer check against a token list, and the same get_balance tool answering from memory.
-// It does what the SDK's own examples do, nothing tuned. Run: node test/bench/peer/server.mjs
+// It does what the SDK's own examples do, nothing tuned. Run: node bench/peer/server.mjs
 //   PEER_PORT      port to listen on (0 = any free port; the chosen port is printed as JSON)
 //   PEER_TOKENS    comma-separated bearer tokens that are accepted
 //   PEER_ACCOUNT   bank_account_id known to get_balance

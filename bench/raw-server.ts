@@ -1,6 +1,6 @@
 // The machine's floor for the HTTP benchmarks: a bare Bun.serve that answers every request with a
 // prepared body (no routing, no parsing, no database). Run as its own process:
-//   bun run test/bench/raw-server.ts <body file> <content type>
+//   bun run bench/raw-server.ts <body file> <content type>
 // Prints {"msg":"listening","port":N} once it listens on 127.0.0.1 (a free port).
 import { readFileSync } from "node:fs";
 

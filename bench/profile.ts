@@ -1,13 +1,13 @@
 // CPU profiles of the server (for finding what limits a benchmark):
-//   bun run test/bench/profile.ts mcp|rest|healthz [seconds]   wrk at 32 connections against one route
-//   bun run test/bench/profile.ts export               one 155k-operation statement, each format
+//   bun run bench/profile.ts mcp|rest|healthz [seconds]   wrk at 32 connections against one route
+//   bun run bench/profile.ts export               one 155k-operation statement, each format
 // Starts svc from source under `bun --cpu-prof`, drives it, stops it, and prints the functions
 // with the most self time and the most inclusive time. The raw profiles (.cpuprofile, Chrome
 // DevTools format) are kept; their paths are printed.
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { dateInZone } from "../../src/core/clock";
-import { ROOT, startServe, tempDir } from "../helpers/server";
+import { dateInZone } from "../src/core/clock";
+import { ROOT, startServe, tempDir } from "../test/helpers/server";
 import {
   agentCallRequests,
   createAccount,

@@ -1,12 +1,12 @@
 // Server-side cost per request without the network: app.handle() in a loop, 32 requests in flight,
 // for /healthz, the REST poll and the agent get_balance call. For trying a change to the request path:
-//   bun run test/bench/inproc.ts [healthz|rest|mcp|both] [requests]
+//   bun run bench/inproc.ts [healthz|rest|mcp|both] [requests]
 // PARTS=1 also times the parts of a call (guard, statement read, session, tool, audit insert);
 // NOAUDIT=1 leaves the agent audit entries out (a measurement of what they cost, nothing else);
 // SVC_METRICS_TOKEN=… counts every request for /metrics, as a server with that setting does.
 import { join } from "node:path";
-import { makeTestApp } from "../helpers/app";
-import { tempDir } from "../helpers/server";
+import { makeTestApp } from "../test/helpers/app";
+import { tempDir } from "../test/helpers/server";
 import { initializeMessage, mcpHeaders, toolCallBody } from "./lib/svc";
 
 const which = process.argv[2] ?? "both";
@@ -121,7 +121,7 @@ if (which === "mcp" || which === "both") {
     const auth = `Bearer ${w.token}`;
     const need = { purpose: "mcp", scope: "read_statements" } as const;
     const { principal } = t.services.guard.authenticate(auth, "127.0.0.1", need);
-    const { callTool } = await import("../../src/mcp/tools/registry");
+    const { callTool } = await import("../src/mcp/tools/registry");
     const args = { bank_account_id: w.account.bank_account_id };
     await bench("guard.authenticate", () => t.services.guard.authenticate(auth, "127.0.0.1", need));
     await bench("sessions.validate", () => t.services.mcp.sessions.validate(session, principal.tokenId));
