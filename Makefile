@@ -2,7 +2,7 @@
 BUN := node_modules/.bin/bun
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: run test build check lint fmt typecheck migrations bench clean test-deps
+.PHONY: run test test-fast build check lint fmt typecheck migrations bench clean test-deps
 
 node_modules/.installed: package.json package-lock.json
 	# Exactly what package-lock.json pins (npm ci refuses a lock file that does not match package.json).
@@ -14,8 +14,12 @@ run: node_modules/.installed
 	SVC_DB_PATH=$${SVC_DB_PATH:-./data/svc.db} SVC_BANK_POLL_INTERVAL_MS=$${SVC_BANK_POLL_INTERVAL_MS:-2000} $(BUN) run cli/svc.ts serve --demo
 
 # One Bun process per test file (see scripts/run-tests.sh): the suite stays well under 1.5 GB.
+# The slow tier (*.slow.test.ts) runs last; test-fast leaves it out (CI runs `make test`).
 test: node_modules/.installed typecheck lint test-deps
 	bash scripts/run-tests.sh
+
+test-fast: node_modules/.installed typecheck lint test-deps
+	bash scripts/run-tests.sh --fast
 
 # Debian packages the tests use (installed when missing): Chromium for the admin pages' browser
 # test, and the official Prometheus Python client, whose text-format parser reads /metrics.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole suite, one test file per Bun process, one after another. In one process the files'
 # in-memory databases, servers and heaps added up to 2.6 GB; alone, the largest file takes about
-# 0.6 GB. Each file's own output is shown; the last line adds them up. Exits non-zero when any
-# file fails (or when a file cannot run at all).
+# 1.2 GB. The slow tier (*.slow.test.ts) runs last; `--fast` leaves it out. Each file's own output
+# is shown; the last line adds them up. Exits non-zero when any file fails (or cannot run at all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUN=node_modules/.bin/bun
@@ -19,7 +19,10 @@ while IFS= read -r file; do
   failed=$((failed + ${f:-0}))
   if [ "$code" -ne 0 ]; then broken+=("$file"); fi
   rm -f "$out"
-done < <(find test -name '*.test.ts' -not -path '*/node_modules/*' | sort)
+done < <(
+  find test -name '*.test.ts' -not -name '*.slow.test.ts' | sort
+  if [ "${1:-}" != "--fast" ]; then find test -name '*.slow.test.ts' | sort; fi
+)
 echo
 if [ "${#broken[@]}" -gt 0 ]; then
   echo "files that failed: ${broken[*]}"

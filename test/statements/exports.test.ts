@@ -1,85 +1,11 @@
-import { describe, expect, spyOn, test } from "bun:test";
-import { parse as parseStream } from "csv-parse";
+import { describe, expect, test } from "bun:test";
 import { parse } from "csv-parse/sync";
 import { CSV_COLUMNS } from "../../src/formats/csv";
 import { formatKopecks } from "../../src/formats/money";
-import {
-  accountSectionBalances,
-  decodeOneC,
-  documentToOperation,
-  encodeCp1251,
-  parseOneC,
-} from "../../src/formats/onec";
-import { json, makeTestApp, type TestApp } from "../helpers/app";
+import { accountSectionBalances, decodeOneC, documentToOperation, parseOneC } from "../../src/formats/onec";
+import { json, makeTestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
-
-const PATH = "/api/v1/integration/statements";
-
-async function readyStatement(
-  t: TestApp,
-  token: string,
-  accountId: string,
-  from: string,
-  to: string,
-  ext = "e",
-) {
-  const res = await t.request("POST", PATH, {
-    token,
-    body: { bank_account_id: accountId, external_id: ext, date_from: from, date_to: to },
-  });
-  const id = (await json(res)).statement_id as string;
-  await t.services.poller.idle();
-  await t.services.poller.tick();
-  await t.services.poller.idle();
-  return id;
-}
-
-interface JsonExport {
-  statement_id: string;
-  bank_account_id: string;
-  period_from: string;
-  period_to: string;
-  operations: {
-    operation_id: string;
-    direction: string;
-    doc_type: string;
-    doc_number: string;
-    doc_date: string;
-    amount: number;
-    currency: string;
-    purpose: string;
-    payer: { inn: string; name: string; account: string };
-    payee: { inn: string; name: string; account: string };
-  }[];
-}
-
-const kop = (n: number) => Math.round(n * 100);
-
-/**
- * A large exchange file read by the 1C reader a slice of documents at a time: each slice is the
- * file's header and account section, `size` documents and the end, decoded and parsed as a whole
- * file. Every document goes through the reader; only one slice is held as text and parsed at once.
- */
-function parseOneCInSlices(bytes: Uint8Array, size: number) {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const cp1251 = (text: string) => Buffer.from(encodeCp1251(text));
-  const docEnd = cp1251("КонецДокумента\r\n");
-  const firstDoc = buf.indexOf(cp1251("СекцияДокумент="));
-  const end = buf.lastIndexOf(cp1251("КонецФайла"));
-  const head = decodeOneC(buf.subarray(0, firstDoc));
-  let documents = 0;
-  let balances: ReturnType<typeof accountSectionBalances> | null = null;
-  for (let from = firstDoc; from < end; ) {
-    let to = from;
-    for (let n = 0; n < size && to < end; n++) to = buf.indexOf(docEnd, to) + docEnd.length;
-    const file = parseOneC(`${head}${decodeOneC(buf.subarray(from, to))}КонецФайла\r\n`);
-    documents += file.documents.length;
-    balances ??= accountSectionBalances(file.accounts[0]!);
-    from = to;
-    Bun.gc(true);
-  }
-  return { documents, balances: balances! };
-}
+import { type JsonExport, kop, PATH, readyStatement } from "./export-support";
 
 describe("exports", () => {
   test("json, csv and 1c agree operation by operation; 1C balances add up; headers and names", async () => {
@@ -230,86 +156,6 @@ describe("exports", () => {
     };
     expect(stored.n).toBe(ja.operations.length);
   });
-
-  test("a 31-day statement of 155k operations exports correctly in all three formats", async () => {
-    const t = makeTestApp();
-    const w = t.fixtures.world({ ops_per_day: 5000 });
-    const id = await readyStatement(t, w.token, w.account.bank_account_id, "2026-10-01", "2026-10-31");
-    const row = t.services.statementRepo.findById(id)!;
-    expect(row.status).toBe("ready");
-    expect(row.operations_count).toBe(155_000);
-    const totals = { credit: row.total_credit!, debit: row.total_debit! };
-    // Each of these large exports ends with one full collection; a small one (the header-only
-    // statement below) does not.
-    const collections = spyOn(Bun, "gc");
-
-    // Each phase keeps as little as it can: 155k parsed operations in every form at once were most
-    // of a 2.4 GB test process.
-    // json: count and totals
-    {
-      const res = await t.request("GET", `${PATH}/${id}/export?format=json`, { token: w.token });
-      const doc = (await res.json()) as JsonExport;
-      expect(doc.operations).toHaveLength(155_000);
-      let credit = 0;
-      let debit = 0;
-      for (const op of doc.operations) {
-        if (op.direction === "credit") credit += kop(op.amount);
-        else debit += kop(op.amount);
-      }
-      expect({ credit, debit }).toEqual(totals);
-    }
-
-    // csv: count and totals, each record read and let go as the download streams
-    {
-      const res = await t.request("GET", `${PATH}/${id}/export?format=csv`, { token: w.token });
-      const parser = parseStream({ columns: true });
-      let count = 0;
-      let csvCredit = 0;
-      parser.on("readable", () => {
-        for (let r = parser.read(); r !== null; r = parser.read()) {
-          count += 1;
-          if (r.direction === "credit") csvCredit += Number(String(r.amount).replace(".", ""));
-        }
-      });
-      const ended = new Promise<void>((resolve, reject) => {
-        parser.on("end", () => resolve());
-        parser.on("error", reject);
-      });
-      for await (const chunk of res.body as ReadableStream<Uint8Array>) parser.write(Buffer.from(chunk));
-      parser.end();
-      await ended;
-      expect(count).toBe(155_000);
-      expect(csvCredit).toBe(totals.credit);
-    }
-
-    // 1c: downloaded now, read below once the collections are counted
-    const onec = new Uint8Array(
-      await (await t.request("GET", `${PATH}/${id}/export?format=1c`, { token: w.token })).arrayBuffer(),
-    );
-
-    expect(collections).toHaveBeenCalledTimes(3);
-    expect(collections.mock.calls.every((args) => args[0] === true)).toBe(true);
-    const small = await readyStatement(
-      t,
-      w.token,
-      w.account.bank_account_id,
-      "2026-11-01",
-      "2026-11-01",
-      "small",
-    );
-    for (const format of ["json", "csv", "1c"])
-      await (
-        await t.request("GET", `${PATH}/${small}/export?format=${format}`, { token: w.token })
-      ).arrayBuffer();
-    expect(collections).toHaveBeenCalledTimes(3);
-    collections.mockRestore();
-
-    // Every 1C document through the reader, a slice of the file at a time (collected in between)
-    const { documents, balances: b } = parseOneCInSlices(onec, 10_000);
-    expect(documents).toBe(155_000);
-    expect([b.totalCredit, b.totalDebit]).toEqual([totals.credit, totals.debit]);
-    expect(b.openingBalance! + b.totalCredit! - b.totalDebit!).toBe(b.closingBalance!);
-  }, 120_000);
 });
 
 describe("json export objects", () => {
