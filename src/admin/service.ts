@@ -1,6 +1,7 @@
 // Administration: companies, bank accounts, tokens and the audit log. Used by the admin API,
 // the admin pages and the `svc admin` command alike. Every change is audited.
 import type { AuditEntry, AuditLog } from "../audit/audit-log";
+import { auditLogPage } from "../audit/audit-page";
 import { isSandboxBank } from "../auth/access-policy";
 import { DEFAULT_RATE_LIMIT } from "../auth/guard";
 import { parseIpRange } from "../auth/ip";
@@ -282,31 +283,7 @@ export class AdminService {
   // ---- audit log
 
   auditLog(q: AuditLogQueryInput): { entries: AuditEntry[]; next_cursor: string | null } {
-    const limit = q.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500)
-      throw validationError("limit", "limit: от 1 до 500");
-    for (const field of ["since", "until"] as const) {
-      const v = q[field];
-      if (v !== undefined && Number.isNaN(Date.parse(v)))
-        throw validationError(field, `${field}: ожидается ISO 8601`);
-    }
-    let beforeId: number | undefined;
-    if (q.cursor !== undefined) {
-      const decoded = decodeCursor(q.cursor);
-      if (decoded === null) throw validationError("cursor", "Неверный курсор");
-      beforeId = decoded;
-    }
-    const entries = this.deps.audit.query({
-      apiTokenId: q.api_token_id,
-      action: q.action,
-      since: q.since ? new Date(q.since).toISOString() : undefined,
-      until: q.until ? new Date(q.until).toISOString() : undefined,
-      limit: limit + 1,
-      beforeId,
-    });
-    const more = entries.length > limit;
-    const page = more ? entries.slice(0, limit) : entries;
-    return { entries: page, next_cursor: more ? encodeCursor(page[page.length - 1]!.id) : null };
+    return auditLogPage(this.deps.audit, q);
   }
 
   // ---- helpers
@@ -400,16 +377,6 @@ function checkExpiry(value: string | null): string | null {
     throw validationError("expires_at", "expires_at: ожидается время ISO 8601");
   }
   return new Date(ms).toISOString();
-}
-
-export function encodeCursor(id: number | string): string {
-  return Buffer.from(`c:${id}`).toString("base64url");
-}
-
-function decodeCursor(cursor: string): number | null {
-  const text = Buffer.from(cursor, "base64url").toString();
-  const m = /^c:(\d{1,15})$/.exec(text);
-  return m ? Number(m[1]) : null;
 }
 
 function companyView(row: CompanyRow): CompanyView {
