@@ -2,7 +2,7 @@
 BUN := node_modules/.bin/bun
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: run test test-fast build check lint fmt typecheck migrations bench clean test-deps
+.PHONY: run test test-fast deadcode build check lint fmt typecheck migrations bench clean test-deps
 
 node_modules/.installed: package.json package-lock.json
 	# Exactly what package-lock.json pins (npm ci refuses a lock file that does not match package.json).
@@ -15,10 +15,10 @@ run: node_modules/.installed
 
 # One Bun process per test file (see scripts/run-tests.sh): the suite stays well under 1.5 GB.
 # The slow tier (*.slow.test.ts) runs last; test-fast leaves it out (CI runs `make test`).
-test: node_modules/.installed typecheck lint test-deps
+test: node_modules/.installed typecheck lint deadcode test-deps
 	bash scripts/run-tests.sh
 
-test-fast: node_modules/.installed typecheck lint test-deps
+test-fast: node_modules/.installed typecheck lint deadcode test-deps
 	bash scripts/run-tests.sh --fast
 
 # Debian packages the tests use (installed when missing): Chromium for the admin pages' browser
@@ -32,6 +32,10 @@ typecheck: node_modules/.installed
 
 lint: node_modules/.installed
 	node_modules/.bin/biome check .
+
+# Exports and files nothing uses (knip.json lists the entry points: the binaries, workers, tests).
+deadcode: node_modules/.installed
+	node_modules/.bin/knip
 
 fmt: node_modules/.installed
 	node_modules/.bin/biome check --write .

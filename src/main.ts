@@ -40,7 +40,7 @@ export interface StartOptions {
  * The key that seals bank credentials: SVC_SECRET_KEY, else a key file beside the database
  * (created by --demo with mode 0600 when missing, reused afterwards).
  */
-export function resolveSecretKey(config: Config, demo: boolean, logger: Logger): Uint8Array | null {
+function resolveSecretKey(config: Config, demo: boolean, logger: Logger): Uint8Array | null {
   if (config.secretKey) return config.secretKey;
   if (config.dbPath === ":memory:") return demo ? secureRandomBytes(32) : null;
   const keyFile = join(dirname(config.dbPath), "secret.key");
@@ -58,7 +58,7 @@ export function resolveSecretKey(config: Config, demo: boolean, logger: Logger):
 }
 
 /** Where `--demo` keeps the admin token it generated when SVC_ADMIN_TOKEN was unset. */
-export function demoAdminTokenFile(dbPath: string): string {
+function demoAdminTokenFile(dbPath: string): string {
   return join(dirname(dbPath), "admin.token");
 }
 
@@ -67,7 +67,7 @@ export function demoAdminTokenFile(dbPath: string): string {
  * database (mode 0600), made on the first run, so the operator can always sign in to /admin.
  * Without --demo nothing is read or made: an unset SVC_ADMIN_TOKEN keeps the admin API closed.
  */
-export function resolveDemoAdminToken(config: Config): {
+function resolveDemoAdminToken(config: Config): {
   token: string;
   source: "env" | "file";
   created: boolean;

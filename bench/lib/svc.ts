@@ -3,8 +3,8 @@ import { withAccountKey } from "../../src/formats/validators";
 import type { RunningProcess } from "../../test/helpers/server";
 import type { RawRequest } from "./wrk";
 
-export const PROTOCOL_VERSION = "2025-06-18";
-export const MCP_ACCEPT = "application/json, text/event-stream";
+const PROTOCOL_VERSION = "2025-06-18";
+const MCP_ACCEPT = "application/json, text/event-stream";
 
 async function ok<T>(res: Promise<Response>, what: string): Promise<T> {
   const r = await res;

@@ -121,7 +121,7 @@ export const BankAccountSchema = Type.Object({
 });
 export type BankAccountView = Static<typeof BankAccountSchema>;
 
-export const TokenGrantSchema = Type.Object({
+const TokenGrantSchema = Type.Object({
   bank_account_id: Type.String(),
   allow_read_statements: Type.Boolean(),
   allow_send_payments: Type.Boolean(),
@@ -156,7 +156,7 @@ export const CompanyListSchema = Type.Object({ companies: Type.Array(CompanySche
 export const BankAccountListSchema = Type.Object({ bank_accounts: Type.Array(BankAccountSchema) });
 export const TokenListSchema = Type.Object({ tokens: Type.Array(TokenSchema) });
 
-export const AuditEntrySchema = Type.Object({
+const AuditEntrySchema = Type.Object({
   id: Type.Integer(),
   at: Type.String(),
   actor: Type.String(),
@@ -177,7 +177,7 @@ export const AuditPageSchema = Type.Object({
   next_cursor: NullableString,
 });
 
-export const SandboxRequestSchema = Type.Object({
+const SandboxRequestSchema = Type.Object({
   at: Type.String(),
   bank_account_id: Type.String(),
   kind: Type.String(),

@@ -383,7 +383,7 @@ function companyView(row: CompanyRow): CompanyView {
   return { company_id: row.id, name: row.name, inn: row.inn, kpp: row.kpp, created_at: row.createdAt };
 }
 
-export function bankAccountView(a: BankAccountRecord): BankAccountView {
+function bankAccountView(a: BankAccountRecord): BankAccountView {
   return {
     bank_account_id: a.id,
     company_id: a.companyId,

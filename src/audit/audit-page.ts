@@ -44,7 +44,7 @@ export function auditLogPage(
   return { entries: page, next_cursor: more && last ? encodeCursor(last.id) : null };
 }
 
-export function encodeCursor(id: number | string): string {
+function encodeCursor(id: number | string): string {
   return Buffer.from(`c:${id}`).toString("base64url");
 }
 

@@ -8,14 +8,10 @@ export type TokenPurpose = "integration" | "mcp";
 
 const TOKEN_RE = /^svc_(live|test)_[0-9A-Za-z]{40}$/;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-export const TOKEN_PREFIX_LENGTH = 13;
+const TOKEN_PREFIX_LENGTH = 13;
 
 export function isWellFormedToken(value: string): boolean {
   return TOKEN_RE.test(value);
-}
-
-export function tokenMode(value: string): TokenMode {
-  return value.startsWith("svc_test_") ? "test" : "live";
 }
 
 export function generateToken(mode: TokenMode): string {

@@ -15,7 +15,7 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-export function redact(text: string): string {
+function redact(text: string): string {
   return text.replace(TOKEN_SHAPE, (m) => `${m.slice(0, 13)}…`);
 }
 
@@ -35,7 +35,7 @@ export function flushStdout(): void {
   process.stdout.write(text);
 }
 
-export const stdoutSink: LogSink = (line) => {
+const stdoutSink: LogSink = (line) => {
   pending.push(line);
   if (!scheduled) {
     scheduled = true;

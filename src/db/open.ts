@@ -10,9 +10,6 @@ import { WalIndexHeader } from "./sqlite/wal-index-header";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
-/** Transactions that write take the write lock up front (BEGIN IMMEDIATE): no upgrade deadlocks. */
-export const IMMEDIATE = { behavior: "immediate" } as const;
-
 export interface OpenedDatabase {
   sqlite: Database;
   db: Db;
@@ -85,7 +82,7 @@ export function migrate(db: Db, migrations: MigrationMeta[] = embeddedMigrationM
 }
 
 /** A migration that would have to change or drop data to apply: svc stops and says what to fix. */
-export class MigrationRefused extends Error {
+class MigrationRefused extends Error {
   override name = "MigrationRefused";
 }
 

@@ -5,7 +5,7 @@ import { bearerValue, secretEquals } from "../auth/tokens";
 import { ApiError } from "../core/errors";
 import { withRequestState } from "./request-state";
 
-export function checkAdminBearer(adminToken: string | null, authorization: string | null): void {
+function checkAdminBearer(adminToken: string | null, authorization: string | null): void {
   if (adminToken === null) throw new ApiError("not_found");
   const value = bearerValue(authorization);
   if (value === null) throw new ApiError("invalid_token_format", "Отсутствует заголовок Authorization");

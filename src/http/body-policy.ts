@@ -24,7 +24,7 @@ export interface BodyPolicy {
 export const DEFAULT_BODY_POLICY: BodyPolicy = { kind: "json", limit: MB };
 
 /** The body of a request whose body could not be read as its route declared. */
-export const INVALID_BODY = Object.freeze({ __invalidBody: true as const });
+const INVALID_BODY = Object.freeze({ __invalidBody: true as const });
 export type InvalidBody = typeof INVALID_BODY;
 
 export function isInvalidBody(body: unknown): body is InvalidBody {
@@ -38,7 +38,7 @@ const STREAMED = Object.freeze({ __streamed: true as const });
 export type FormBody = Record<string, string>;
 
 /** JSON nested deeper than this is refused like invalid JSON (no route takes more than a few levels). */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 const plainToPrimitive = () => "[object Object]";
 
@@ -49,7 +49,7 @@ const plainToPrimitive = () => "[object Object]";
  * callable in JSON) gets a hidden Symbol.toPrimitive so that the interpolation cannot throw. The
  * data itself is unchanged.
  */
-export function hardenJson(value: unknown, depth = 0): boolean {
+function hardenJson(value: unknown, depth = 0): boolean {
   if (typeof value !== "object" || value === null) return true;
   if (depth >= MAX_JSON_DEPTH) return false;
   if (Array.isArray(value)) return value.every((v) => hardenJson(v, depth + 1));
@@ -66,7 +66,7 @@ export function payloadTooLarge(limit: number): ApiError {
 }
 
 /** Reads a request body up to `limit` bytes; throws 413 as soon as it is exceeded. */
-export async function readBodyLimited(request: Request, limit: number): Promise<Uint8Array> {
+async function readBodyLimited(request: Request, limit: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array();
   // A declared length within the limit (larger ones were refused before reading) is read in one
   // go, which is much cheaper than pulling chunks; the size is still checked afterwards.

@@ -19,8 +19,8 @@ import { AgentAuditFailed, type AgentAuditFields, writeAgentAudit } from "./audi
 import { MCP_PATH } from "./routes";
 import { callTool, listTools, type ToolRegistry } from "./tools/registry";
 
-export const RELAY_TOOLS_PATH = `${MCP_PATH}/tools`;
-export const RELAY_SESSION_HEADER = "X-MCP-Session-Id";
+const RELAY_TOOLS_PATH = `${MCP_PATH}/tools`;
+const RELAY_SESSION_HEADER = "X-MCP-Session-Id";
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 

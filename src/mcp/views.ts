@@ -15,7 +15,7 @@ export function maskLongNumbers(text: string): string {
   return text.replace(LONG_DIGITS_RE, (digits) => maskAccountNumber(digits));
 }
 
-export const PartySchema = Type.Object({
+const PartySchema = Type.Object({
   name: Type.String(),
   inn: Type.String(),
   kpp: Type.Optional(Type.String({ description: "Absent when the bank gave none" })),

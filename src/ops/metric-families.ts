@@ -63,7 +63,7 @@ export class CounterFamily extends Family<{ value: number }> {
   }
 }
 
-export class HistogramCell {
+class HistogramCell {
   readonly counts: Float64Array;
   sum = 0;
   count = 0;

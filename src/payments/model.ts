@@ -5,7 +5,7 @@ import { t } from "elysia";
 
 const ErrorSchema = Type.Object({ code: Type.String(), message: Type.String() });
 
-export const ItemStatusSchema = Type.Union([
+const ItemStatusSchema = Type.Union([
   Type.Literal("draft"),
   Type.Literal("submitting"),
   Type.Literal("submitted"),

@@ -54,7 +54,7 @@ export interface ImportedFile {
 const REQUIRED_HEADER = ["ВерсияФормата", "Кодировка", "ДатаНачала", "ДатаКонца", "РасчСчет"] as const;
 
 /** Required in every document of a file to the bank, in the canonical order of the format. */
-export const REQUIRED_DOCUMENT_FIELDS: readonly string[] = [
+const REQUIRED_DOCUMENT_FIELDS: readonly string[] = [
   "Номер",
   "Дата",
   "Сумма",

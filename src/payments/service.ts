@@ -27,7 +27,7 @@ import type { ImportStatus, PaymentImportView, PaymentItemView } from "./model";
 import { readPaymentFile } from "./onec-import";
 import type { ItemRow, PaymentRepository, SubmissionKind, SubmissionRow } from "./repository";
 
-export const MAX_EXTERNAL_ID = 256;
+const MAX_EXTERNAL_ID = 256;
 
 // Routes and tests name the views through the service.
 export type { ImportStatus, PaymentImportView, PaymentItemView } from "./model";
@@ -46,7 +46,7 @@ export interface PaymentServiceDeps {
   accountOf: (id: string) => BankAccountRecord | null;
 }
 
-export function itemView(row: ItemRow): PaymentItemView {
+function itemView(row: ItemRow): PaymentItemView {
   const view: PaymentItemView = {
     item_id: row.id,
     import_id: row.import_id,
@@ -71,7 +71,7 @@ export function itemView(row: ItemRow): PaymentItemView {
   return view;
 }
 
-export function importStatus(items: Pick<ItemRow, "status">[]): ImportStatus {
+function importStatus(items: Pick<ItemRow, "status">[]): ImportStatus {
   if (items.some((i) => i.status === "submitting")) return "submitting";
   const drafts = items.filter((i) => i.status === "draft").length;
   if (drafts === items.length) return "uploaded";

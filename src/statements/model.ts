@@ -6,13 +6,13 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 
-export const StatementStatusSchema = Type.Union([
+const StatementStatusSchema = Type.Union([
   Type.Literal("processing"),
   Type.Literal("ready"),
   Type.Literal("failed"),
 ]);
 
-export const StatementSourceSchema = Type.Union([
+const StatementSourceSchema = Type.Union([
   Type.Literal("integration"),
   Type.Literal("ui"),
   Type.Literal("import"),

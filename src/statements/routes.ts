@@ -20,7 +20,7 @@ import type { StatementRepository } from "./repository";
 import type { StatementService } from "./service";
 
 /** A bank's statement file is at most 50 MB (decisions §11). */
-export const IMPORT_LIMIT = 50 * MB;
+const IMPORT_LIMIT = 50 * MB;
 
 // Responses are documented from the model's schemas rather than declared with `response:`: that
 // would validate every answer at run time (measured on the poll, a hot path: about 0.5 µs of 7 µs

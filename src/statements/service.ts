@@ -17,8 +17,8 @@ import { balanceView, statementView } from "./views";
 // The admin pages name the view through the service.
 export type { StatementView } from "./model";
 
-export const MAX_PERIOD_DAYS = 31;
-export const MAX_EXTERNAL_ID = 256;
+const MAX_PERIOD_DAYS = 31;
+const MAX_EXTERNAL_ID = 256;
 
 export interface ImportInput {
   bank_account_id: string;
@@ -27,7 +27,7 @@ export interface ImportInput {
 }
 
 /** The bank kind whose statements arrive as the bank's own 1C files (decisions §11). */
-export const FILE_BANK = "file";
+const FILE_BANK = "file";
 
 /** Started when an order is stored: sends the bank request now instead of at the next poll. */
 export type OrderDispatcher = (statementId: string) => void;

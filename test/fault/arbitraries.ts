@@ -65,7 +65,7 @@ export const oddString: fc.Arbitrary<string> = fc.oneof(
   },
 );
 
-export const oddNumber: fc.Arbitrary<number> = fc.oneof(
+const oddNumber: fc.Arbitrary<number> = fc.oneof(
   fc.integer(),
   fc.constantFrom(0, -1, 1, 2 ** 31, 2 ** 53, -(2 ** 53), 1e308, -1e308, 0.1, 1.005, 5e-324),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -125,7 +125,7 @@ const PROTO_KEYS = [
 ];
 
 /** Inserts prototype-pollution members at the top of a JSON object text (and in nested objects). */
-export function withProtoKeys(model: FieldModel): fc.Arbitrary<string> {
+function withProtoKeys(model: FieldModel): fc.Arbitrary<string> {
   return fc
     .tuple(
       fieldObject(model),
@@ -145,7 +145,7 @@ export function withProtoKeys(model: FieldModel): fc.Arbitrary<string> {
 }
 
 /** JSON text cut at a random place (usually invalid). */
-export function truncated(model: FieldModel): fc.Arbitrary<string> {
+function truncated(model: FieldModel): fc.Arbitrary<string> {
   return fc.tuple(fieldObject(model), fc.nat()).map(([obj, at]) => {
     const json = JSON.stringify(obj);
     return json.slice(0, json.length > 1 ? at % (json.length - 1) : 0);
@@ -153,7 +153,7 @@ export function truncated(model: FieldModel): fc.Arbitrary<string> {
 }
 
 /** Deeply nested arrays or objects, on their own or as the value of one of the route's fields. */
-export function deepNesting(fields: string[]): fc.Arbitrary<string> {
+function deepNesting(fields: string[]): fc.Arbitrary<string> {
   return fc
     .tuple(
       fc.integer({ min: 50, max: 50_000 }),

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ERROR_STATUS } from "../../src/core/errors";
-import { ADMIN_TOKEN, BASE, makeTestApp, type TestApp } from "../helpers/app";
+import { BASE, makeTestApp, type TestApp } from "../helpers/app";
 
 export const MCP = "/api/v1/mcp";
 export const STATEMENTS = "/api/v1/integration/statements";
@@ -205,5 +205,3 @@ export function nextMinute(t: TestApp): void {
 export function countRows(t: TestApp, table: string): number {
   return t.services.database.sqlite.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
 }
-
-export { ADMIN_TOKEN, BASE };

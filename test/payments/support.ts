@@ -5,11 +5,11 @@ import { encodeCp1251 } from "../../src/formats/onec";
 import { completeInn10, withAccountKey } from "../../src/formats/validators";
 import { BASE, type TestApp } from "../helpers/app";
 
-export const PAYER_BIK = "044525225";
-export const PAYER_CORR = "30101810400000000225";
-export const PAYER_INN = completeInn10("771961746");
+const PAYER_BIK = "044525225";
+const PAYER_CORR = "30101810400000000225";
+const PAYER_INN = completeInn10("771961746");
 export const PAYEE_BIK = "044525593";
-export const PAYEE_CORR = "30101810200000000593";
+const PAYEE_CORR = "30101810200000000593";
 export const PAYEE_INN = completeInn10("770708389");
 export const PAYEE_ACCOUNT = withAccountKey("40702810001300012345", PAYEE_BIK);
 
@@ -24,7 +24,7 @@ export interface DocOptions {
 }
 
 /** One Платежное поручение block as lines, every field required in files to the bank present. */
-export function documentLines(payerAccount: string, o: DocOptions = {}): string[] {
+function documentLines(payerAccount: string, o: DocOptions = {}): string[] {
   const account = o.payerAccount ?? payerAccount;
   const fields: [string, string][] = [
     ["Номер", o.number ?? "101"],
@@ -108,7 +108,7 @@ export function expectNoBankSecrets(text: string): void {
   expect(text).not.toMatch(/SBX-[0-9A-F]{16}/);
 }
 
-export function uploadRequest(
+function uploadRequest(
   accountId: string | null,
   file: Uint8Array | null,
   headers: Record<string, string> = {},

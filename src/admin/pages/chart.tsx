@@ -2,7 +2,7 @@
 // drawn as server-side SVG (no script, no external library).
 import type { HourlyAgentCalls } from "../../audit/audit-log";
 
-export const CHART_HOURS = 24;
+const CHART_HOURS = 24;
 const HOUR_MS = 3_600_000;
 const PALETTE = ["#2456c9", "#d9480f", "#2b8a3e", "#862e9c", "#c2255c", "#0b7285", "#5c940d", "#e67700"];
 

@@ -74,7 +74,7 @@ export function attr(value: string | undefined): string | undefined {
   return value === undefined ? undefined : escapeHtml(value);
 }
 
-export function CsrfField({ token }: { token: string }) {
+function CsrfField({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
 }
 

@@ -3,7 +3,7 @@
 import { type IpRange, ipAllowed, normalizeIp } from "../../auth/ip";
 
 export const SESSION_COOKIE = "svc_admin_session";
-export const COOKIE_PATH = "/admin";
+const COOKIE_PATH = "/admin";
 
 // The headers are those of every page svc serves (the API reference too).
 export { CONTENT_SECURITY_POLICY, securityHeaders } from "../../http/security-headers";

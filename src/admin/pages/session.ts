@@ -4,8 +4,8 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../core/clock";
 
-export const SESSION_IDLE_MS = 8 * 60 * 60 * 1000;
-export const SESSION_MAX_MS = 24 * 60 * 60 * 1000;
+const SESSION_IDLE_MS = 8 * 60 * 60 * 1000;
+const SESSION_MAX_MS = 24 * 60 * 60 * 1000;
 const MAX_SESSIONS = 1000;
 const MAX_USED_FORMS = 200;
 

@@ -27,18 +27,14 @@ import type { SandboxRequestLog } from "./request-log";
 export const SANDBOX_BANK = "sandbox";
 export const SANDBOX_FAILING_BANK = "sandbox_failing";
 export const SANDBOX_NO_STATEMENTS_BANK = "sandbox_no_statements";
-export const SANDBOX_BANKS: readonly string[] = [
-  SANDBOX_BANK,
-  SANDBOX_FAILING_BANK,
-  SANDBOX_NO_STATEMENTS_BANK,
-];
+const SANDBOX_BANKS: readonly string[] = [SANDBOX_BANK, SANDBOX_FAILING_BANK, SANDBOX_NO_STATEMENTS_BANK];
 
 /** Test tokens (`svc_test_…`) may reach only accounts on these banks. */
 export function isSandboxBank(bank: string): boolean {
   return SANDBOX_BANKS.includes(bank);
 }
 
-export const SANDBOX_SIGN_URL_BASE = "https://sandbox.bank.invalid/sign/";
+const SANDBOX_SIGN_URL_BASE = "https://sandbox.bank.invalid/sign/";
 
 export interface SandboxDeps {
   clock: Clock;
@@ -62,7 +58,7 @@ function hex8(n: number): string {
 }
 
 /** The generator's view of an account; accounts without sandbox settings get the defaults. */
-export function sandboxSpecOf(account: BankAccountRef): SandboxAccountSpec {
+function sandboxSpecOf(account: BankAccountRef): SandboxAccountSpec {
   return {
     account_number: account.account_number,
     bik: account.bik,

@@ -33,9 +33,9 @@ import {
   RECENT_DAYS,
 } from "./purposes";
 
-export const SANDBOX_ANCHOR_DATE = "2020-01-01";
-export const SANDBOX_MIN_OPS_PER_DAY = 1;
-export const SANDBOX_MAX_OPS_PER_DAY = 5000;
+const SANDBOX_ANCHOR_DATE = "2020-01-01";
+const SANDBOX_MIN_OPS_PER_DAY = 1;
+const SANDBOX_MAX_OPS_PER_DAY = 5000;
 export const SANDBOX_DEFAULT_OPS_PER_DAY = 5;
 /** 1,000,000.00 RUB. */
 export const SANDBOX_DEFAULT_OPENING_BALANCE = 100_000_000;

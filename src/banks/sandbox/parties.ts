@@ -73,7 +73,7 @@ export function newCounterparty(rng: Rng, soleTrader: boolean): Party {
 }
 
 /** An individual with a current account (salary payee). Individuals have no KPP: "0". */
-export function newEmployee(rng: Rng): Party {
+function newEmployee(rng: Rng): Party {
   const bank = rng.pick(BANKS);
   return Object.freeze({
     name: personName(rng),
@@ -87,7 +87,7 @@ export function newEmployee(rng: Rng): Party {
 }
 
 /** The statement account's bank; an unknown BIK gets a stand-in bank with a valid correspondent account. */
-export function bankFor(bik: string): BankInfo {
+function bankFor(bik: string): BankInfo {
   const known = BANKS.find((b) => b.bik === bik);
   if (known !== undefined) return known;
   const rng = new Rng(hashString(bik, 0x0b1c));

@@ -12,7 +12,7 @@ export function hashString(s: string, salt = 0): number {
 }
 
 /** The splitmix32 finaliser: a bijection on 32-bit integers with good avalanche. */
-export function mix32(x: number): number {
+function mix32(x: number): number {
   let z = x | 0;
   z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
   z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);

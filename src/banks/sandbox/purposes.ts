@@ -34,7 +34,7 @@ function pad2(n: number): string {
 }
 
 /** Kopecks as purposes write them: "1200-00". */
-export function rubles(kopecks: number): string {
+function rubles(kopecks: number): string {
   return `${Math.floor(kopecks / 100)}-${pad2(kopecks % 100)}`;
 }
 

@@ -9,7 +9,7 @@ import type { Logger } from "../../core/logger";
 import { workerEntry } from "../../worker-entry";
 import type { CheckpointWorkerStart } from "./checkpoint-worker";
 
-export const CHECKPOINT_INTERVAL_MS = 20;
+const CHECKPOINT_INTERVAL_MS = 20;
 /** The server connection's own threshold while the worker runs (pages; 4 KB each). */
 export const SAFETY_NET_PAGES = 10_000;
 const SQLITE_DEFAULT_PAGES = 1000;

@@ -88,10 +88,6 @@ export const ONEC_DOCUMENT_FIELD_ORDER: readonly string[] = [
   "ДатаОтсылкиДок",
 ];
 
-export function docTypeToOneCKind(docType: DocType): string {
-  return ONEC_DOC_KINDS[docType];
-}
-
 export function oneCKindToDocType(kind: string): DocType | null {
   return DOC_TYPES.find((docType) => ONEC_DOC_KINDS[docType] === kind) ?? null;
 }

@@ -2,16 +2,7 @@
 // uses it: one codec for statement exports, statement imports and payment uploads. Explicit names.
 
 export { encodeCp1251, OneCDocumentEncoder } from "./encoder";
-export {
-  docTypeToOneCKind,
-  ONEC_DOC_KINDS,
-  ONEC_DOCUMENT_FIELD_ORDER,
-  ONEC_FIRST_LINE,
-  ONEC_KNOWN_KINDS,
-  ONEC_PAYMENT_KIND_CODES,
-  ONEC_VERSIONS,
-  oneCKindToDocType,
-} from "./fields";
+export { ONEC_DOC_KINDS, ONEC_DOCUMENT_FIELD_ORDER, ONEC_PAYMENT_KIND_CODES } from "./fields";
 export {
   accountSectionBalances,
   decodeOneC,
@@ -38,7 +29,5 @@ export {
   oneCStatementFooter,
   oneCStatementHeader,
   purposeFields,
-  statementDocumentFields,
   statementTotals,
-  writeStatementDocumentFields,
 } from "./writer";

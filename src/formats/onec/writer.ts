@@ -210,10 +210,7 @@ export function writeStatementDocumentFields(
 }
 
 /** `writeStatementDocumentFields` as a list of [key, value]. */
-export function statementDocumentFields(
-  op: StatementOperation,
-  version: OneCVersion,
-): Array<[string, string]> {
+function statementDocumentFields(op: StatementOperation, version: OneCVersion): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   writeStatementDocumentFields(op, version, (key, value) => {
     out.push([key, value]);

@@ -8,7 +8,7 @@ import { UNTRUSTED, UUID_PATTERN } from "./common";
 import type { ToolDefinition } from "./registry";
 
 /** Above this many operations get_statement answers with a summary instead. */
-export const MAX_INLINE_OPERATIONS = 500;
+const MAX_INLINE_OPERATIONS = 500;
 
 const input = Type.Object(
   { statement_id: Type.String({ pattern: UUID_PATTERN, description: "statement_id from list_statements" }) },

@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor, toolStatementView } from "../views";
 import { BankAccountId, Cursor } from "./common";
 import type { ToolDefinition } from "./registry";
 
-export const LIST_STATEMENTS_DEFAULT_LIMIT = 20;
+const LIST_STATEMENTS_DEFAULT_LIMIT = 20;
 
 const input = Type.Object(
   {

@@ -49,7 +49,7 @@ export interface ToolDescriptor {
 }
 
 /** Tool-level error codes: answered as a result with isError, not as a protocol error. */
-export const TOOL_ERROR_CODES = [
+const TOOL_ERROR_CODES = [
   "validation_error",
   "not_found",
   "forbidden_account",

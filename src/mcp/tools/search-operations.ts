@@ -9,8 +9,8 @@ import { decodeCursor, encodeCursor, OperationSchema, operationView } from "../v
 import { BankAccountId, Cursor, DATE_PATTERN, UNTRUSTED } from "./common";
 import type { ToolDefinition } from "./registry";
 
-export const SEARCH_MAX_DAYS = 90;
-export const SEARCH_DEFAULT_LIMIT = 50;
+const SEARCH_MAX_DAYS = 90;
+const SEARCH_DEFAULT_LIMIT = 50;
 
 const Amount = (description: string) => Type.Number({ minimum: 0, description });
 

@@ -20,7 +20,7 @@ export interface ExportThreadsOptions {
   maxRunning?: number;
 }
 
-export const EXPORT_THREADS_MIN_OPERATIONS = 20_000;
+const EXPORT_THREADS_MIN_OPERATIONS = 20_000;
 /** Pages a worker may have waiting unread: enough to keep it busy, little held in memory. */
 const AHEAD = 3;
 /** The worker's module (an entrypoint of the compiled binary too: see the Makefile). */

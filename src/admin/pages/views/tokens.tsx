@@ -7,7 +7,7 @@ import type { FormValues } from "./basics";
 
 type SignedInFrame = Frame & { csrf: string };
 
-export function tokenStatus(token: TokenView, now: Date): { kind: "ok" | "bad" | "warn"; text: string } {
+function tokenStatus(token: TokenView, now: Date): { kind: "ok" | "bad" | "warn"; text: string } {
   if (token.revoked_at !== null) return { kind: "bad", text: "отозван" };
   if (token.expires_at !== null && Date.parse(token.expires_at) <= now.getTime())
     return { kind: "warn", text: "истёк" };
