@@ -14,6 +14,7 @@ import {
   parseOneC,
   purposeFromFields,
 } from "../formats/onec";
+import type { Party } from "../formats/types";
 import {
   isValidAccountKey,
   isValidAccountNumber,
@@ -34,15 +35,7 @@ export interface ImportedPayment {
   payer_account: string;
   /** Line of ПлательщикСчет, for the account_mismatch details. */
   payer_account_line: number;
-  payee: {
-    name: string;
-    inn: string;
-    kpp: string;
-    account: string;
-    bank_name: string;
-    bank_bik: string;
-    bank_corr_account: string;
-  };
+  payee: Party;
 }
 
 export interface ImportedFile {
