@@ -32,6 +32,9 @@ export interface Party {
   bank_corr_account: string;
 }
 
+/** A party as flat row columns with a prefix: `PartyColumns<"payee">` is payee_name, payee_inn, … */
+export type PartyColumns<Prefix extends string> = { [K in keyof Party as `${Prefix}_${K}`]: string };
+
 export interface StatementOperation {
   operation_id: string;
   /** "credit" = money into the statement account, "debit" = money out. */

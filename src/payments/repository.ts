@@ -3,6 +3,7 @@
 // one synchronous BEGIN IMMEDIATE transaction, with the audit entry that records them.
 import type { Database } from "bun:sqlite";
 import type { AuditEntryInput, AuditLog } from "../audit/audit-log";
+import type { PartyColumns } from "../formats/types";
 
 export type ItemStatus = "draft" | "submitting" | "submitted" | "rejected";
 export type SubmissionKind = "import" | "item";
@@ -15,7 +16,7 @@ export interface ImportRow {
   created_at: string;
 }
 
-export interface ItemRow {
+export interface ItemRow extends PartyColumns<"payee"> {
   id: string;
   import_id: string;
   seq: number;
@@ -27,13 +28,6 @@ export interface ItemRow {
   currency: string;
   purpose: string;
   priority: string | null;
-  payee_name: string;
-  payee_inn: string;
-  payee_kpp: string;
-  payee_account: string;
-  payee_bank_name: string;
-  payee_bank_bik: string;
-  payee_bank_corr_account: string;
   submission_id: string | null;
   bank_idempotency_key: string | null;
   bank_reference: string | null;

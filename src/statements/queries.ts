@@ -1,7 +1,7 @@
 // The rows of the statements tables and the reads over them that both the lifecycle repository
 // and the agent tools' read-only model (mcp/read-model.ts) run: the operation columns and their
 // mapping, the statement list query, the document kinds' order.
-import { DOC_TYPES, type StatementOperation } from "../formats/types";
+import { DOC_TYPES, type PartyColumns, type StatementOperation } from "../formats/types";
 
 /** An account's last balance as the bank reported it (kopecks). */
 export interface BalanceRow {
@@ -50,7 +50,7 @@ export function inDocTypeOrder(kinds: Iterable<string>): string[] {
   return [...new Set(kinds)].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
-export interface OperationDbRow {
+export interface OperationDbRow extends PartyColumns<"payer">, PartyColumns<"payee"> {
   operation_id: string;
   direction: "credit" | "debit";
   doc_type: StatementOperation["doc_type"];
@@ -59,20 +59,6 @@ export interface OperationDbRow {
   amount: number;
   currency: string;
   purpose: string;
-  payer_name: string;
-  payer_inn: string;
-  payer_kpp: string;
-  payer_account: string;
-  payer_bank_name: string;
-  payer_bank_bik: string;
-  payer_bank_corr_account: string;
-  payee_name: string;
-  payee_inn: string;
-  payee_kpp: string;
-  payee_account: string;
-  payee_bank_name: string;
-  payee_bank_bik: string;
-  payee_bank_corr_account: string;
   uin: string | null;
   purpose_code: string | null;
   priority: string | null;

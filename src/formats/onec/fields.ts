@@ -33,6 +33,19 @@ export const ONEC_KNOWN_KINDS: readonly string[] = [...Object.values(ONEC_DOC_KI
 const numbered = (base: string, from: number, to: number): string[] =>
   Array.from({ length: to - from + 1 }, (_, i) => `${base}${from + i}`);
 
+/** A party's keys in a document, in the format's order: name, ИНН, the first `nameLines` of the
+ *  name lines (Плательщик1…4), the account and the bank. */
+export const onecPartyKeys = (party: "Плательщик" | "Получатель", nameLines: number): string[] => [
+  party,
+  `${party}ИНН`,
+  ...numbered(party, 1, nameLines),
+  `${party}РасчСчет`,
+  `${party}Банк1`,
+  `${party}Банк2`,
+  `${party}БИК`,
+  `${party}Корсчет`,
+];
+
 /** Canonical order of document block keys (docs/format-1c.md); the writer follows it. */
 export const ONEC_DOCUMENT_FIELD_ORDER: readonly string[] = [
   "Номер",
@@ -43,24 +56,10 @@ export const ONEC_DOCUMENT_FIELD_ORDER: readonly string[] = [
   "КвитанцияСодержание",
   "ПлательщикСчет",
   "ДатаСписано",
-  "Плательщик",
-  "ПлательщикИНН",
-  ...numbered("Плательщик", 1, 4),
-  "ПлательщикРасчСчет",
-  "ПлательщикБанк1",
-  "ПлательщикБанк2",
-  "ПлательщикБИК",
-  "ПлательщикКорсчет",
+  ...onecPartyKeys("Плательщик", 4),
   "ПолучательСчет",
   "ДатаПоступило",
-  "Получатель",
-  "ПолучательИНН",
-  ...numbered("Получатель", 1, 4),
-  "ПолучательРасчСчет",
-  "ПолучательБанк1",
-  "ПолучательБанк2",
-  "ПолучательБИК",
-  "ПолучательКорсчет",
+  ...onecPartyKeys("Получатель", 4),
   "ВидПлатежа",
   "КодНазПлатежа",
   "ВидОплаты",

@@ -2,7 +2,7 @@
 // uses it: one codec for statement exports, statement imports and payment uploads. Explicit names.
 
 export { encodeCp1251, OneCDocumentEncoder } from "./encoder";
-export { ONEC_DOC_KINDS, ONEC_DOCUMENT_FIELD_ORDER, ONEC_PAYMENT_KIND_CODES } from "./fields";
+export { ONEC_DOC_KINDS, ONEC_DOCUMENT_FIELD_ORDER, ONEC_PAYMENT_KIND_CODES, onecPartyKeys } from "./fields";
 export {
   accountSectionBalances,
   decodeOneC,

@@ -1,0 +1,129 @@
+// Sign-in and sign-out, the start address, the assets, and the page for any unknown address.
+import { NotFoundError } from "elysia";
+import { secretEquals } from "../../../auth/tokens";
+import { ApiError } from "../../../core/errors";
+import { APP_CSS, APP_JS } from "../assets";
+import { formOf, LANDING, type Outcome, type PageKit, page, redirect } from "../kit";
+import { get, type PageRoute, pageDoc, post, type RouteContext } from "../page-route";
+import {
+  clearedSessionCookie,
+  readCookie,
+  SESSION_COOKIE,
+  sameOrigin,
+  securityHeaders,
+  sessionCookie,
+} from "../security";
+import { SignInThrottle } from "../session";
+import { LoginPage } from "../views/basics";
+
+const ASSETS: Record<string, { type: string; body: string }> = {
+  "app.css": { type: "text/css; charset=utf-8", body: APP_CSS },
+  "app.js": { type: "text/javascript; charset=utf-8", body: APP_JS },
+};
+
+export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
+  const { admin, logger } = kit.deps;
+  const { sessions, https, actorOf, sessionOf, frame, send, run, view, action } = kit;
+  const throttle = new SignInThrottle(kit.deps.clock);
+  /**
+   * A refused sign-in in the audit log (address and time; never what was typed), so an operator
+   * sees a guessing attempt on the audit page. The page answers even if the entry cannot be written.
+   */
+  const auditSignIn = (ctx: RouteContext, outcome: "invalid_token" | "rate_limited") => {
+    try {
+      admin.recordAction("admin.ui.sign_in", "admin-ui", actorOf(ctx), undefined, outcome);
+    } catch (e) {
+      logger.error("audit write failed", {
+        request_id: ctx.requestState.requestId,
+        action: "admin.ui.sign_in",
+        error: e instanceof Error ? e.message : String(e),
+      });
+    }
+  };
+  const loginPage = (status: number, error: string | null, headers?: Record<string, string>): Outcome =>
+    page(<LoginPage frame={frame(null, "Вход", null)} error={error} />, status, headers);
+
+  return [
+    get(
+      "/admin/assets/:name",
+      ({ params, set }) => {
+        const name = params.name ?? "";
+        const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+        if (!asset) throw new ApiError("not_found");
+        Object.assign(set.headers, securityHeaders(), { "content-type": asset.type });
+        return asset.body;
+      },
+      {
+        detail: pageDoc("The stylesheet and the script of the admin pages (app.css, app.js)", "asset"),
+      },
+    ),
+    get(
+      "/admin",
+      view(() => redirect(LANDING)),
+      { detail: pageDoc("Admin pages: start (redirects to the token list)") },
+    ),
+    get(
+      "/admin/login",
+      (ctx) => {
+        if (sessionOf(ctx)) return send(ctx, redirect(LANDING));
+        return run(ctx, null, () => loginPage(200, null));
+      },
+      { detail: pageDoc("Admin pages: sign-in form") },
+    ),
+    post(
+      "/admin/login",
+      (ctx) =>
+        run(ctx, null, () => {
+          if (!sameOrigin(ctx.request, https(ctx))) {
+            return loginPage(403, "Запрос отклонён: форма отправлена с другого сайта.");
+          }
+          const ipKey = ctx.requestState.clientIp ?? "unknown";
+          const wait = throttle.retryAfter(ipKey);
+          if (wait !== null) {
+            auditSignIn(ctx, "rate_limited");
+            return loginPage(429, `Слишком много неудачных попыток входа. Повторите через ${wait} с.`, {
+              "retry-after": String(wait),
+            });
+          }
+          const presented = formOf(ctx.body)?.token ?? "";
+          if (presented.length === 0 || !secretEquals(presented, adminToken)) {
+            throttle.fail(ipKey);
+            logger.warn("admin sign-in failed", {
+              request_id: ctx.requestState.requestId,
+              ip: ipKey,
+            });
+            auditSignIn(ctx, "invalid_token");
+            return loginPage(401, "Неверный токен администратора.");
+          }
+          const previous = readCookie(ctx.request.headers.get("cookie"), SESSION_COOKIE);
+          if (previous !== null) sessions.destroy(previous);
+          const session = sessions.create();
+          admin.recordAction("admin.ui.sign_in", "admin-ui", actorOf(ctx));
+          return redirect(LANDING, sessionCookie(session.id, https(ctx)));
+        }),
+      {
+        detail: pageDoc("Admin pages: sign in with SVC_ADMIN_TOKEN (401 wrong token, 429 throttled)", "form"),
+      },
+    ),
+    post(
+      "/admin/logout",
+      action((session, _form, ctx) => {
+        sessions.destroy(session.id);
+        admin.recordAction("admin.ui.sign_out", "admin-ui", actorOf(ctx));
+        return redirect("/admin/login", clearedSessionCookie(https(ctx)));
+      }),
+      { detail: pageDoc("Admin pages: sign out", "form") },
+    ),
+    get(
+      "/admin/*",
+      (ctx) => {
+        // The admin API's own answer: 404, or 405 where the path exists for other methods.
+        if (/^\/admin\/api(\/|$)/.test(new URL(ctx.request.url).pathname)) throw new NotFoundError();
+        return run(ctx, sessionOf(ctx), () => {
+          throw new ApiError("not_found", "Такой страницы нет");
+        });
+      },
+      { detail: pageDoc("Admin pages: any other address (a page saying there is no such page)") },
+    ),
+  ];
+}

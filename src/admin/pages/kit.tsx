@@ -1,0 +1,247 @@
+// What every admin page shares: the page outcome (HTML or redirect), the session checks of a
+// page and of a form post (same origin, anti-forgery token), the error page, and the form helpers.
+// Each area of the pages (sign-in, companies, tokens, statements, audit) lists its routes with
+// `get`/`post` (page-route.ts); index.tsx mounts them.
+
+import type { AuditLog } from "../../audit/audit-log";
+import type { IpRange } from "../../auth/ip";
+import { secretEquals } from "../../auth/tokens";
+import type { Clock } from "../../core/clock";
+import { ApiError } from "../../core/errors";
+import type { Logger } from "../../core/logger";
+import { type MultipartForm, readMultipart } from "../../http/multipart";
+import type { DownloadDeps } from "../../statements/export/download";
+import type { StatementService } from "../../statements/service";
+import type { AdminActor, AdminService } from "../service";
+import type { Frame, NavKey } from "./layout";
+import type { RouteContext } from "./page-route";
+import { cameOverHttps, readCookie, SESSION_COOKIE, sameOrigin, securityHeaders } from "./security";
+import { type AdminSession, AdminSessionStore } from "./session";
+import { type FormValues, MessagePage } from "./views/basics";
+
+type SocketIp = (
+  request: Request,
+  server: { requestIP?(r: Request): { address: string } | null } | null,
+) => string | null;
+
+export interface AdminPagesDeps {
+  admin: AdminService;
+  statements: StatementService;
+  audit: AuditLog;
+  clock: Clock;
+  logger: Logger;
+  adminToken: string | null;
+  trustedProxies: IpRange[];
+  socketIp: SocketIp;
+  banks: () => string[];
+  /** What a statement download needs (the same as the integration API's). */
+  download: DownloadDeps;
+}
+
+export type Outcome =
+  | { kind: "page"; status: number; html: string; headers?: Record<string, string> }
+  | { kind: "redirect"; location: string; cookie?: string };
+
+export const LANDING = "/admin/tokens";
+export const PAGE_SIZE = 50;
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATETIME_LOCAL_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
+
+export const page = (html: JSX.Element, status = 200, headers?: Record<string, string>): Outcome => ({
+  kind: "page",
+  status,
+  html: html as string,
+  headers,
+});
+export const redirect = (location: string, cookie?: string): Outcome => ({
+  kind: "redirect",
+  location,
+  cookie,
+});
+
+export type PageKit = ReturnType<typeof pageKit>;
+
+export function pageKit(deps: AdminPagesDeps) {
+  const { logger } = deps;
+  const sessions = new AdminSessionStore(deps.clock);
+
+  const https = (ctx: RouteContext) =>
+    cameOverHttps(ctx.request, deps.socketIp(ctx.request, ctx.server as never), deps.trustedProxies);
+  const actorOf = ({ requestState: state }: RouteContext): AdminActor => ({
+    requestId: state.requestId,
+    ip: state.clientIp,
+  });
+  const sessionOf = (ctx: RouteContext): AdminSession | null =>
+    sessions.touch(readCookie(ctx.request.headers.get("cookie"), SESSION_COOKIE));
+
+  function frame(session: AdminSession | null, title: string, active: NavKey | null): Frame {
+    const flash = session ? session.flash : [];
+    if (session) session.flash = [];
+    return { title, active, csrf: session?.csrf ?? null, flash };
+  }
+  const signedInFrame = (session: AdminSession, title: string, active: NavKey | null) =>
+    frame(session, title, active) as Frame & { csrf: string };
+
+  function send(ctx: RouteContext, outcome: Outcome): string {
+    Object.assign(ctx.set.headers, securityHeaders());
+    if (outcome.kind === "redirect") {
+      if (outcome.cookie !== undefined) ctx.set.headers["set-cookie"] = outcome.cookie;
+      ctx.set.status = 303;
+      ctx.set.headers.location = outcome.location;
+      return "";
+    }
+    ctx.set.status = outcome.status;
+    ctx.set.headers["content-type"] = "text/html; charset=utf-8";
+    Object.assign(ctx.set.headers, outcome.headers ?? {});
+    return outcome.html;
+  }
+
+  /** Runs a page; an ApiError nobody handled becomes a message page with its status. */
+  function run(ctx: RouteContext, session: AdminSession | null, body: () => Outcome): string {
+    try {
+      return send(ctx, body());
+    } catch (error) {
+      const f = session ? signedInFrame(session, "Ошибка", null) : frame(null, "Ошибка", null);
+      if (error instanceof ApiError) {
+        return send(ctx, page(<MessagePage frame={f} heading="Ошибка" text={error.message} />, error.status));
+      }
+      const requestId = ctx.requestState.requestId;
+      logger.error("admin page failed", {
+        request_id: requestId,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        stack: error instanceof Error ? error.stack : undefined,
+      });
+      const text = `Внутренняя ошибка сервиса; номер запроса ${requestId}`;
+      return send(ctx, page(<MessagePage frame={f} heading="Ошибка" text={text} />, 500));
+    }
+  }
+
+  /** A page for signed-in administrators; anyone else is sent to the sign-in form. */
+  const view =
+    (handler: (session: AdminSession, ctx: RouteContext) => Outcome) =>
+    (ctx: RouteContext): string => {
+      const session = sessionOf(ctx);
+      if (!session) return send(ctx, redirect("/admin/login"));
+      return run(ctx, session, () => handler(session, ctx));
+    };
+
+  /** A form post: signed in, same origin, and the session's anti-forgery token; else 403 and
+   *  nothing is done. */
+  const action =
+    (handler: (session: AdminSession, form: FormValues, ctx: RouteContext) => Outcome) =>
+    (ctx: RouteContext): string => {
+      const session = sessionOf(ctx);
+      if (!session) return send(ctx, redirect("/admin/login"));
+      return run(ctx, session, () =>
+        checked(ctx, session, formOf(ctx.body), (form) => handler(session, form, ctx)),
+      );
+    };
+
+  /** A file upload form (multipart, streamed up to `limit`): the same checks as `action`. */
+  const uploadAction =
+    (
+      limit: number,
+      handler: (
+        session: AdminSession,
+        form: FormValues,
+        files: MultipartForm["files"],
+        ctx: RouteContext,
+      ) => Outcome,
+    ) =>
+    async (ctx: RouteContext): Promise<string> => {
+      const session = sessionOf(ctx);
+      if (!session) return send(ctx, redirect("/admin/login"));
+      let upload: MultipartForm;
+      try {
+        upload = await readMultipart(ctx.request, limit);
+      } catch (error) {
+        return run(ctx, session, () => {
+          throw error;
+        });
+      }
+      const form = Object.fromEntries(upload.fields) as FormValues;
+      return run(ctx, session, () =>
+        checked(ctx, session, form, (f) => handler(session, f, upload.files, ctx)),
+      );
+    };
+
+  function checked(
+    ctx: RouteContext,
+    session: AdminSession,
+    form: FormValues | null,
+    then: (form: FormValues) => Outcome,
+  ): Outcome {
+    const csrf = form?._csrf;
+    if (
+      !sameOrigin(ctx.request, https(ctx)) ||
+      form === null ||
+      csrf === undefined ||
+      !secretEquals(csrf, session.csrf)
+    ) {
+      logger.warn("admin form refused", {
+        request_id: ctx.requestState.requestId,
+        reason: "csrf",
+      });
+      const text =
+        "Запрос отклонён: форма устарела или отправлена с другого сайта. Обновите страницу и повторите.";
+      return page(
+        <MessagePage
+          frame={signedInFrame(session, "Запрос отклонён", null)}
+          heading="Запрос отклонён"
+          text={text}
+        />,
+        403,
+      );
+    }
+    return then(form);
+  }
+  const flashThen = (session: AdminSession, text: string, location: string, kind: "ok" | "error" = "ok") => {
+    session.flash.push({ kind, text });
+    return redirect(location);
+  };
+
+  return {
+    deps,
+    sessions,
+    https,
+    actorOf,
+    sessionOf,
+    frame,
+    signedInFrame,
+    send,
+    run,
+    view,
+    action,
+    uploadAction,
+    flashThen,
+  };
+}
+
+// ---- form and query helpers
+
+/** A form post's fields; null for anything that is not a flat object of strings. */
+export function formOf(body: unknown): FormValues | null {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return null;
+  const values = body as Record<string, unknown>;
+  for (const v of Object.values(values)) if (typeof v !== "string") return null;
+  return values as FormValues;
+}
+
+export function attempt<T>(fn: () => T): { ok: T } | { error: ApiError } {
+  try {
+    return { ok: fn() };
+  } catch (error) {
+    if (error instanceof ApiError) return { error };
+    throw error;
+  }
+}
+
+export function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** A `datetime-local` value carries no zone; the pages mean UTC. Anything else passes as is. */
+export function asUtc(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return DATETIME_LOCAL_RE.test(value) ? `${value}Z` : value;
+}
