@@ -144,6 +144,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         trustedProxies: services.trustedProxies,
         socketIp: options.socketIp ?? defaultSocketIp,
         banks: () => services.banks.names(),
+        payments: services.payments,
         download,
       }),
     );

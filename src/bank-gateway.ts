@@ -1,20 +1,19 @@
 // Between our account records and the bank adapters: picks the adapter for an account and builds
 // the adapter's view of it (with the decrypted login, which goes nowhere else).
-import type { SecretBox } from "./auth/secret-box";
+import type { BankConnections } from "./bank-connections";
 import type { BankAccountRef, BankAdapter } from "./banks/adapter";
 import { meteredAdapter } from "./banks/metered";
 import type { BankRegistry } from "./banks/registry";
 import { type Metrics, noMetrics } from "./core/metrics";
-import type { BankAccountRecord, BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
+import type { BankAccountRecord, CompanyRepository } from "./db/repos/accounts";
 
 export class BankGateway {
   private readonly metered = new Map<string, BankAdapter>();
 
   constructor(
     readonly registry: BankRegistry,
-    private readonly accounts: BankAccountRepository,
     private readonly companies: CompanyRepository,
-    private readonly secretBox: SecretBox | null,
+    private readonly connections: BankConnections,
     private readonly metrics: Metrics = noMetrics,
   ) {}
 
@@ -29,7 +28,6 @@ export class BankGateway {
   }
 
   refFor(account: BankAccountRecord): BankAccountRef {
-    const sealed = this.accounts.sealedCredentials(account.id);
     const company = this.companies.findById(account.companyId);
     return {
       bank_account_id: account.id,
@@ -42,7 +40,9 @@ export class BankGateway {
           ? null
           : { ops_per_day: account.sandboxOpsPerDay, opening_balance: account.sandboxOpeningBalance ?? 0 },
       holder: company ? { name: company.name, inn: company.inn, kpp: company.kpp ?? "" } : null,
-      credentials: sealed && this.secretBox ? JSON.parse(this.secretBox.open(sealed)) : null,
+      environment: account.environment,
+      connection_id: account.connectionId,
+      credentials: account.connectionId ? this.connections.read(account.connectionId) : null,
     };
   }
 }

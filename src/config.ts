@@ -31,6 +31,10 @@ export interface Config {
   auditRetentionDays: number | null;
   /** Rows kept in memory between requests (tokens, grants, accounts, statements, sessions, balances). */
   rowCache: boolean;
+  /** Tochka Bank: its API (production and sandbox) and its OAuth server. */
+  tochka: { apiUrl: string; sandboxUrl: string; authUrl: string };
+  /** The service's address as browsers and banks reach it (OAuth redirect URIs). */
+  publicUrl: string;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
@@ -60,6 +64,22 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   if (value < min || value > max)
     throw new ConfigError(name, `должно быть от ${min} до ${max}, а не ${value}`);
   return value;
+}
+
+/** An http(s) base URL without a trailing slash. */
+function baseUrl(env: Env, name: string, fallback: string): string {
+  const raw = str(env, name, fallback).trim();
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `"${raw}" — не адрес вида https://host/path`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new ConfigError(name, `"${raw}" — нужен адрес http:// или https://`);
+  }
+  if (url.search !== "" || url.hash !== "") throw new ConfigError(name, `"${raw}" — без ? и #`);
+  return raw.replace(/\/+$/, "");
 }
 
 function list(env: Env, name: string): string[] {
@@ -134,10 +154,12 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError("SVC_ROW_CACHE", `on или off, а не "${rowCache}"`);
   }
 
+  const host = str(env, "SVC_HOST", "127.0.0.1");
+  const port = int(env, "SVC_PORT", 8080, 0, 65535);
   return {
     dbPath: str(env, "SVC_DB_PATH", "./data/svc.db"),
-    host: str(env, "SVC_HOST", "127.0.0.1"),
-    port: int(env, "SVC_PORT", 8080, 0, 65535),
+    host,
+    port,
     adminToken: adminToken === "" ? null : adminToken,
     secretKey,
     bankPollIntervalMs: int(env, "SVC_BANK_POLL_INTERVAL_MS", 30_000, 10, 86_400_000),
@@ -154,6 +176,12 @@ export function loadConfig(env: Env = process.env): Config {
     checkpoints,
     auditRetentionDays: retention === "" ? null : int(env, "SVC_AUDIT_RETENTION_DAYS", 0, 1, 36_500),
     rowCache: rowCache === "on",
+    tochka: {
+      apiUrl: baseUrl(env, "SVC_TOCHKA_API_URL", "https://enter.tochka.com/uapi"),
+      sandboxUrl: baseUrl(env, "SVC_TOCHKA_SANDBOX_URL", "https://enter.tochka.com/sandbox/v2"),
+      authUrl: baseUrl(env, "SVC_TOCHKA_AUTH_URL", "https://enter.tochka.com"),
+    },
+    publicUrl: baseUrl(env, "SVC_PUBLIC_URL", `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
   };
 }
 

@@ -8,15 +8,18 @@ import { TokenGuard } from "./auth/guard";
 import { type IpRange, parseIpRange } from "./auth/ip";
 import { InMemoryRateLimiter, type RateLimiter } from "./auth/rate-limiter";
 import { SecretBox } from "./auth/secret-box";
+import { BankConnections } from "./bank-connections";
 import { BankGateway } from "./bank-gateway";
 import { createFileBankAdapter } from "./banks/file";
 import type { BankRegistry } from "./banks/registry";
 import { createSandboxRegistry } from "./banks/registry";
+import { createTochkaAdapter } from "./banks/tochka/adapter";
 import type { Config } from "./config";
 import { type Clock, dateInZone } from "./core/clock";
 import type { Logger } from "./core/logger";
 import type { OpenedDatabase } from "./db/open";
 import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
+import { BankConnectionRepository } from "./db/repos/connections";
 import { SqliteSandboxRequestLog } from "./db/repos/sandbox-requests";
 import { TokenRepository } from "./db/repos/tokens";
 import { ExternalChanges, RowCache } from "./db/sqlite/row-cache";
@@ -25,6 +28,7 @@ import { PrometheusMetrics } from "./ops/metrics";
 import { sqliteReadings } from "./ops/readings";
 import { PaymentRepository } from "./payments/repository";
 import { PaymentService } from "./payments/service";
+import { PaymentStatusPoller } from "./payments/status-poller";
 import { ExportQueries } from "./statements/export/queries";
 import { ExportThreads, type ExportThreadsOptions } from "./statements/export/threads";
 import { BalanceRefresher, StatementPoller } from "./statements/poller";
@@ -64,14 +68,26 @@ export function buildServices(
   const access = new AccessPolicy(accounts);
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
 
+  const atomically = <T>(fn: () => T): T => sqlite.transaction(fn).immediate();
+  const connectionRepo = new BankConnectionRepository(sqlite);
+  const connections = new BankConnections({ repo: connectionRepo, secretBox, clock, atomically });
+
   const sandboxLog = new SqliteSandboxRequestLog(sqlite);
   const banks = overrides.banks
     ? overrides.banks({ clock, sandboxLog, today })
     : createSandboxRegistry({ clock, log: sandboxLog, today });
   // Statements from the bank's own 1C files (bank kind `file`) are possible with any registry.
   if (!banks.has("file")) banks.register(createFileBankAdapter());
-  const gateway = new BankGateway(banks, accounts, companies, secretBox, metrics ?? undefined);
+  if (!banks.has("tochka")) {
+    banks.register(createTochkaAdapter({ settings: config.tochka, connections, clock, logger }));
+  }
+  const gateway = new BankGateway(banks, companies, connections, metrics ?? undefined);
   const admin = new AdminService({
+    bankAdapter: (bank) => gateway.adapterFor({ bank }),
+    bankRef: (account) => gateway.refFor(account),
+    connections,
+    connectionRepo,
+    publicUrl: config.publicUrl,
     clock,
     companies,
     accounts,
@@ -79,7 +95,7 @@ export function buildServices(
     audit,
     secretBox,
     knownBanks: () => banks.names(),
-    atomically: (fn) => sqlite.transaction(fn).immediate(),
+    atomically,
   });
 
   // Balances are written by the statements repository and read by every get_balance.
@@ -108,6 +124,7 @@ export function buildServices(
     logger,
     today,
     intervalMs: config.bankPollIntervalMs,
+    pacingMs: (bank) => (banks.has(bank) ? (banks.get(bank).minIntervalMs ?? 0) : 0),
   });
   statements.onOrder((id) => poller.dispatch(id));
   const balanceRefresher = new BalanceRefresher(
@@ -118,6 +135,14 @@ export function buildServices(
   );
   const paymentRepo = new PaymentRepository(sqlite, audit);
   const payments = new PaymentService({ clock, repo: paymentRepo, access, gateway, accountOf });
+  const paymentStatusPoller = new PaymentStatusPoller({
+    repo: paymentRepo,
+    gateway,
+    accountOf,
+    clock,
+    logger,
+    intervalMs: config.bankPollIntervalMs,
+  });
   const mcp = createMcpServices({
     config,
     sqlite,
@@ -149,6 +174,8 @@ export function buildServices(
     admin,
     sandboxLog,
     banks,
+    connectionRepo,
+    connections,
     gateway,
     statementRepo,
     exportQueries,
@@ -158,6 +185,7 @@ export function buildServices(
     balanceRefresher,
     paymentRepo,
     payments,
+    paymentStatusPoller,
     mcp,
     trustedProxies,
     metrics,

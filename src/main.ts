@@ -104,7 +104,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const services = openServices(config, options);
   const { logger } = services;
   const app = createApp(services, { version: VERSION });
-  const workers: Worker[] = [services.poller, services.balanceRefresher, services.mcp.sweeper];
+  const workers: Worker[] = [
+    services.poller,
+    services.paymentStatusPoller,
+    services.balanceRefresher,
+    services.mcp.sweeper,
+  ];
   if (config.checkpoints === "internal") {
     workers.push(new WalCheckpointer(services.database.sqlite, config.dbPath, logger));
   } else {

@@ -31,7 +31,7 @@ export const rowTypesMatchTables: [
   Same<ImportRow, SqlRow<typeof paymentImports>>,
   Same<ItemRow, SqlRow<typeof paymentItems>>,
   Same<SubmissionRow, SqlRow<typeof paymentSubmissions>>,
-  Same<BankAccountRecord, Omit<(typeof bankAccounts)["$inferSelect"], "credentialsEnc">>,
+  Same<BankAccountRecord, (typeof bankAccounts)["$inferSelect"]>,
   Same<
     TokenAuthRecord,
     Pick<

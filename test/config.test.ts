@@ -36,6 +36,12 @@ describe("loadConfig", () => {
       checkpoints: "internal",
       auditRetentionDays: null,
       rowCache: true,
+      tochka: {
+        apiUrl: "https://enter.tochka.com/uapi",
+        sandboxUrl: "https://enter.tochka.com/sandbox/v2",
+        authUrl: "https://enter.tochka.com",
+      },
+      publicUrl: "http://127.0.0.1:8080",
     });
   });
 
@@ -62,6 +68,10 @@ describe("loadConfig", () => {
       SVC_CHECKPOINTS: "external",
       SVC_AUDIT_RETENTION_DAYS: "365",
       SVC_ROW_CACHE: "off",
+      SVC_TOCHKA_API_URL: "http://127.0.0.1:9000/uapi/",
+      SVC_TOCHKA_SANDBOX_URL: "http://127.0.0.1:9000/sandbox/v2",
+      SVC_TOCHKA_AUTH_URL: "http://127.0.0.1:9000",
+      SVC_PUBLIC_URL: "https://svc.example.com",
     });
     expect(config).toEqual({
       dbPath: ":memory:",
@@ -83,7 +93,19 @@ describe("loadConfig", () => {
       checkpoints: "external",
       auditRetentionDays: 365,
       rowCache: false,
+      tochka: {
+        apiUrl: "http://127.0.0.1:9000/uapi",
+        sandboxUrl: "http://127.0.0.1:9000/sandbox/v2",
+        authUrl: "http://127.0.0.1:9000",
+      },
+      publicUrl: "https://svc.example.com",
     });
+  });
+
+  test("bank and public addresses must be http(s) URLs without query or fragment", () => {
+    expect(() => loadConfig({ SVC_TOCHKA_API_URL: "enter.tochka.com" })).toThrow(/SVC_TOCHKA_API_URL/);
+    expect(() => loadConfig({ SVC_TOCHKA_AUTH_URL: "ftp://bank.example" })).toThrow(/SVC_TOCHKA_AUTH_URL/);
+    expect(() => loadConfig({ SVC_PUBLIC_URL: "https://svc.example.com/?x=1" })).toThrow(/SVC_PUBLIC_URL/);
   });
 
   test("an empty value means unset", () => {

@@ -1,4 +1,5 @@
 // The admin API (`/admin/api`), exactly as the decisions document lists it.
+import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { ErrorCode } from "../core/errors";
 import type { SqliteSandboxRequestLog } from "../db/repos/sandbox-requests";
@@ -20,7 +21,11 @@ import {
   CreateCompanyBody,
   CreatedTokenSchema,
   CreateTokenBody,
+  CredentialsBody,
+  DiscoveredAccountsQuery,
+  DiscoveredAccountsSchema,
   IdParams,
+  ImportAccountsBody,
   PatchTokenBody,
   SandboxRequestListSchema,
   TokenListSchema,
@@ -73,6 +78,61 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken }:
       query: CompanyFilterQuery,
       detail: doc("List bank accounts", [], ok(BankAccountListSchema)),
     })
+    .put(
+      "/bank-accounts/:id/credentials",
+      ({ params, body, actor }) => service.replaceCredentials(params.id, body.credentials, actor),
+      {
+        parse: JSON_BODY,
+        params: IdParams,
+        body: CredentialsBody,
+        detail: doc(
+          "Replace the bank login of the account's connection (shared by the accounts reached through it)",
+          ["not_found"],
+          ok(BankAccountSchema),
+        ),
+      },
+    )
+    .post(
+      "/bank-accounts/:id/bank-consent",
+      async ({ params, actor }) => ({ authorize_url: await service.startBankConsent(params.id, actor) }),
+      {
+        params: IdParams,
+        detail: doc(
+          "Start the bank's consent flow of an OAuth login: open authorize_url in the browser; the bank returns to /admin/banks/{bank}/callback",
+          ["not_found", "bank_not_supported", "bank_error"],
+          ok(Type.Object({ authorize_url: Type.String() })),
+        ),
+      },
+    )
+    .get(
+      "/banks/:bank/accounts",
+      ({ params, query }) =>
+        service.discoverAccounts(service.accountAtBank(query.bank_account_id, params.bank).bank_account_id),
+      {
+        query: DiscoveredAccountsQuery,
+        detail: doc(
+          "The customer's accounts the bank shows through an existing account's login",
+          ["not_found", "bank_not_supported", "bank_error"],
+          ok(DiscoveredAccountsSchema),
+        ),
+      },
+    )
+    .post(
+      "/banks/:bank/accounts/import",
+      async ({ params, body, actor, status }) => {
+        service.accountAtBank(body.bank_account_id, params.bank);
+        return status(201, { bank_accounts: await service.importAccounts(body, actor) });
+      },
+      {
+        parse: JSON_BODY,
+        body: ImportAccountsBody,
+        detail: doc(
+          "Add accounts the bank shows through an existing account's login (same company, environment and login)",
+          ["not_found", "conflict", "bank_not_supported", "bank_error"],
+          { 201: { description: "Accounts added", schema: BankAccountListSchema } },
+        ),
+      },
+    )
     .post("/tokens", ({ body, actor, status }) => status(201, service.createToken(body, actor)), {
       parse: JSON_BODY,
       body: CreateTokenBody,

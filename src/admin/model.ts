@@ -28,6 +28,7 @@ export const CreateBankAccountBody = t.Object({
   currency: t.Optional(t.String()),
   alias: t.Optional(t.String()),
   credentials: t.Optional(t.Record(t.String(), t.Unknown())),
+  environment: t.Optional(t.Union([t.Literal("production"), t.Literal("sandbox")])),
   sandbox: t.Optional(
     t.Object({ ops_per_day: t.Optional(t.Integer()), opening_balance: t.Optional(t.Number()) }),
   ),
@@ -117,9 +118,45 @@ export const BankAccountSchema = Type.Object({
     Type.Object({ ops_per_day: Type.Number(), opening_balance: Type.Number({ description: "Rubles" }) }),
     Type.Null(),
   ]),
+  environment: Type.Union([Type.Literal("production"), Type.Literal("sandbox")]),
+  credentials_status: Type.Union(
+    [Type.Literal("active"), Type.Literal("consent_required"), Type.Literal("renewal_needed"), Type.Null()],
+    { description: "The bank login's state; null: the account has no stored login" },
+  ),
+  credentials_message: NullableString,
   created_at: Type.String(),
 });
 export type BankAccountView = Static<typeof BankAccountSchema>;
+
+export const CredentialsBody = t.Object({ credentials: t.Record(t.String(), t.Unknown()) });
+
+export const DiscoveredAccountsQuery = t.Object({ bank_account_id: uuid });
+export const DiscoveredAccountsSchema = Type.Object({
+  accounts: Type.Array(
+    Type.Object({
+      account_number: Type.String(),
+      bik: Type.String(),
+      currency: Type.String(),
+      status: Type.String({ description: "The bank's word: Enabled, Disabled, …" }),
+      bank_account_id: Type.Union([Type.String(), Type.Null()], {
+        description: "The account in svc when it is already added",
+      }),
+    }),
+  ),
+});
+export type DiscoveredAccountsView = Static<typeof DiscoveredAccountsSchema>;
+
+export const ImportAccountsBody = t.Object({
+  bank_account_id: uuid,
+  accounts: t.Array(
+    t.Object({ account_number: t.String(), bik: t.String(), alias: t.Optional(t.String()) }),
+    {
+      minItems: 1,
+      maxItems: 100,
+    },
+  ),
+});
+export type ImportAccountsInput = Static<typeof ImportAccountsBody>;
 
 const TokenGrantSchema = Type.Object({
   bank_account_id: Type.String(),

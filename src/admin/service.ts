@@ -1,5 +1,6 @@
 // Administration: companies, bank accounts, tokens and the audit log. Used by the admin API,
 // the admin pages and the `svc admin` command alike. Every change is audited.
+import { randomBytes } from "node:crypto";
 import type { AuditEntry, AuditLog } from "../audit/audit-log";
 import { auditLogPage } from "../audit/audit-page";
 import { isSandboxBank } from "../auth/access-policy";
@@ -7,6 +8,8 @@ import { DEFAULT_RATE_LIMIT } from "../auth/guard";
 import { parseIpRange } from "../auth/ip";
 import type { SecretBox } from "../auth/secret-box";
 import { generateToken, hashToken, type TokenPurpose, tokenDisplayPrefix } from "../auth/tokens";
+import type { BankConnections } from "../bank-connections";
+import type { BankAccountRef, BankAdapter } from "../banks/adapter";
 import { type Clock, newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import type {
@@ -15,6 +18,7 @@ import type {
   CompanyRepository,
   CompanyRow,
 } from "../db/repos/accounts";
+import type { BankConnectionRepository, ConnectionRecord, ConnectionStatus } from "../db/repos/connections";
 import type { AccountGrant, ApiTokenRow, TokenRepository } from "../db/repos/tokens";
 import { maskAccountNumber } from "../formats/mask";
 import { kopecksToJsonNumber } from "../formats/money";
@@ -26,6 +30,8 @@ import type {
   CreateBankAccountInput,
   CreateCompanyInput,
   CreateTokenInput,
+  DiscoveredAccountsView,
+  ImportAccountsInput,
   PatchTokenInput,
   TokenGrantInput,
   TokenView,
@@ -40,6 +46,8 @@ export interface AdminActor {
 export type { BankAccountView, CompanyView, TokenGrantInput, TokenView } from "./model";
 
 const ALIAS_RE = /^[A-Za-z0-9_-]{1,32}$/;
+/** How long the bank's authorize page may take before its answer is refused. */
+const CONSENT_STATE_TTL_MS = 15 * 60_000;
 const DEFAULT_SANDBOX_OPS_PER_DAY = 5;
 const DEFAULT_SANDBOX_OPENING_BALANCE = 100_000_000; // 1 000 000.00 RUB in kopecks
 
@@ -51,6 +59,14 @@ export interface AdminDeps {
   audit: AuditLog;
   secretBox: SecretBox | null;
   knownBanks: () => string[];
+  /** The adapter of a known bank (its login checks, environments, account discovery). */
+  bankAdapter: (bank: string) => BankAdapter;
+  /** The adapter's view of an account, login included. */
+  bankRef: (account: BankAccountRecord) => BankAccountRef;
+  connections: BankConnections;
+  connectionRepo: BankConnectionRepository;
+  /** The service's public address: where the bank sends the operator's browser back. */
+  publicUrl: string;
   /** Runs `fn` in one write transaction: a change and its audit entry land together or not at all. */
   atomically: <T>(fn: () => T) => T;
 }
@@ -120,12 +136,19 @@ export class AdminService {
       throw validationError("sandbox", "Параметры sandbox допустимы только для тестовых банков");
     }
 
-    let credentialsEnc: Buffer | null = null;
-    if (input.credentials !== undefined) {
-      if (!this.deps.secretBox) {
-        throw validationError("credentials", "Хранение реквизитов банка невозможно: не задан SVC_SECRET_KEY");
-      }
-      credentialsEnc = this.deps.secretBox.seal(JSON.stringify(input.credentials));
+    const adapter = this.deps.bankAdapter(input.bank);
+    const environment = input.environment ?? "production";
+    if (!(adapter.environments ?? ["production"]).includes(environment)) {
+      throw validationError("environment", `У банка ${input.bank} нет среды ${environment}`);
+    }
+    let connectionStatus: ConnectionStatus = "active";
+    if (adapter.checkCredentials) {
+      const check = adapter.checkCredentials(input.credentials, environment);
+      if (!check.ok) throw validationError("credentials", check.message);
+      connectionStatus = check.status;
+    }
+    if (input.credentials !== undefined && !this.deps.secretBox) {
+      throw validationError("credentials", "Хранение реквизитов банка невозможно: не задан SVC_SECRET_KEY");
     }
 
     const duplicate = (existingId: string | undefined) =>
@@ -138,6 +161,10 @@ export class AdminService {
     const id = newId();
     try {
       this.deps.atomically(() => {
+        const connectionId =
+          input.credentials === undefined
+            ? null
+            : this.deps.connections.create(input.bank, input.credentials, connectionStatus);
         this.deps.accounts.insert({
           id,
           companyId: company.id,
@@ -146,7 +173,8 @@ export class AdminService {
           bik: input.bik,
           currency,
           alias,
-          credentialsEnc,
+          environment,
+          connectionId,
           sandboxOpsPerDay: sandboxOps,
           sandboxOpeningBalance: sandboxOpening,
           createdAt: this.now(),
@@ -155,7 +183,7 @@ export class AdminService {
         this.audit(
           "admin.bank_account.create",
           id,
-          { company_id: company.id, bank: input.bank, alias },
+          { company_id: company.id, bank: input.bank, alias, environment },
           actor,
         );
       });
@@ -166,11 +194,209 @@ export class AdminService {
       }
       throw e;
     }
-    return bankAccountView(this.deps.accounts.findById(id)!);
+    return this.accountView(this.deps.accounts.findById(id)!);
   }
 
   listBankAccounts(companyId?: string): BankAccountView[] {
-    return this.deps.accounts.list(companyId).map(bankAccountView);
+    return this.deps.accounts.list(companyId).map((a) => this.accountView(a));
+  }
+
+  private accountView(a: BankAccountRecord): BankAccountView {
+    return bankAccountView(a, a.connectionId ? this.deps.connectionRepo.findById(a.connectionId) : null);
+  }
+
+  /**
+   * A new login for the account's bank connection (a renewed JWT, another OAuth app): checked like
+   * at creation, sealed, and shared by every account reached through the connection.
+   */
+  replaceCredentials(bankAccountId: string, credentials: unknown, actor: AdminActor = {}): BankAccountView {
+    const account = this.findBankAccount(bankAccountId);
+    const adapter = this.deps.bankAdapter(account.bank);
+    let status: ConnectionStatus = "active";
+    if (adapter.checkCredentials) {
+      const check = adapter.checkCredentials(credentials, account.environment);
+      if (!check.ok) throw validationError("credentials", check.message);
+      status = check.status;
+    }
+    if (!this.deps.secretBox) {
+      throw validationError("credentials", "Хранение реквизитов банка невозможно: не задан SVC_SECRET_KEY");
+    }
+    this.deps.atomically(() => {
+      if (account.connectionId) {
+        this.deps.connections.replace(account.connectionId, credentials, status);
+      } else {
+        const connectionId = this.deps.connections.create(account.bank, credentials, status);
+        this.deps.accounts.setConnection(account.id, connectionId);
+      }
+      this.audit("admin.bank_account.credentials", account.id, { bank: account.bank }, actor);
+    });
+    return this.accountView(this.deps.accounts.findById(account.id)!);
+  }
+
+  // ---- the bank's consent flow (OAuth logins)
+
+  private callbackUrl(bank: string): string {
+    return `${this.deps.publicUrl}/admin/banks/${bank}/callback`;
+  }
+
+  /** The bank's page where the customer approves svc's access for this account's login. */
+  async startBankConsent(bankAccountId: string, actor: AdminActor = {}): Promise<string> {
+    const account = this.findBankAccount(bankAccountId);
+    const consent = this.deps.bankAdapter(account.bank).consent;
+    const login = account.connectionId ? this.deps.connections.read(account.connectionId) : null;
+    if (!consent || !account.connectionId || !consent.appliesTo(login)) {
+      throw new ApiError("bank_not_supported", "Для этого счёта вход через банк не нужен");
+    }
+    const state = randomBytes(32).toString("base64url");
+    const url = await consent.start(login, this.callbackUrl(account.bank), state);
+    this.deps.atomically(() => {
+      this.deps.connectionRepo.addAuthState(
+        hashToken(state),
+        account.connectionId!,
+        this.deps.clock.now().getTime() + CONSENT_STATE_TTL_MS,
+      );
+      this.audit("admin.bank_connection.consent_start", account.id, { bank: account.bank }, actor);
+    });
+    return url;
+  }
+
+  /**
+   * The bank sent the operator back: with a code (exchanged for tokens, stored sealed, the login is
+   * active) or with an error (the customer declined). `state` is single use and expires.
+   */
+  async finishBankConsent(
+    bank: string,
+    answer: { state?: string; code?: string; error?: string },
+    actor: AdminActor = {},
+  ): Promise<{ accounts: BankAccountView[] }> {
+    const consent = this.deps.knownBanks().includes(bank) ? this.deps.bankAdapter(bank).consent : undefined;
+    if (!consent) throw new ApiError("not_found", "Банк не найден");
+    const connectionId = answer.state
+      ? this.deps.connectionRepo.takeAuthState(hashToken(answer.state), this.deps.clock.now().getTime())
+      : null;
+    if (!connectionId) {
+      throw validationError(
+        "state",
+        "Ссылка из банка устарела или уже использована; начните подключение заново",
+      );
+    }
+    const accounts = this.deps.accounts.listByConnection(connectionId);
+    const target = accounts[0]?.id ?? connectionId;
+    if (answer.error !== undefined || !answer.code) {
+      this.deps.connectionRepo.setStatus(
+        connectionId,
+        "consent_required",
+        `Доступ не подтверждён в банке (${(answer.error ?? "нет кода").slice(0, 64)})`,
+        this.now(),
+      );
+      this.recordAction("admin.bank_connection.consent_declined", target, actor);
+      throw validationError("code", "Банк не подтвердил доступ");
+    }
+    const completed = await consent.finish(
+      this.deps.connections.read(connectionId),
+      answer.code,
+      this.callbackUrl(bank),
+    );
+    this.deps.atomically(() => {
+      this.deps.connections.replace(connectionId, completed, "active");
+      this.audit("admin.bank_connection.consent_done", target, { bank }, actor);
+    });
+    return { accounts: accounts.map((a) => this.accountView(a)) };
+  }
+
+  // ---- the customer's accounts seen through a stored bank login
+
+  /** The account, which must be at `bank` (the bank named in the address). */
+  accountAtBank(bankAccountId: string, bank: string): BankAccountView {
+    const account = this.findBankAccount(bankAccountId);
+    if (account.bank !== bank) {
+      throw validationError("bank_account_id", `Счёт не в банке ${bank}`);
+    }
+    return this.accountView(account);
+  }
+
+  /** The accounts the bank shows through this account's login, each with its svc account if added. */
+  async discoverAccounts(bankAccountId: string): Promise<DiscoveredAccountsView> {
+    const account = this.findBankAccount(bankAccountId);
+    const adapter = this.deps.bankAdapter(account.bank);
+    if (!adapter.listAccounts) {
+      throw new ApiError("bank_not_supported", `Банк ${account.bank} не показывает список счетов`);
+    }
+    const found = await adapter.listAccounts(this.deps.bankRef(account));
+    return {
+      accounts: found.map((a) => ({
+        ...a,
+        bank_account_id: this.deps.accounts.findByNumber(a.account_number, a.bik)?.id ?? null,
+      })),
+    };
+  }
+
+  /**
+   * Adds the chosen accounts the bank shows through an existing account's login, in one step: same
+   * company, bank, environment and login. All or nothing: an account the bank does not show or
+   * one already added refuses the whole request.
+   */
+  async importAccounts(input: ImportAccountsInput, actor: AdminActor = {}): Promise<BankAccountView[]> {
+    const source = this.findBankAccount(input.bank_account_id);
+    const shown = await this.discoverAccounts(source.id);
+    const chosen = input.accounts.map((wanted, i) => {
+      const match = shown.accounts.find(
+        (a) => a.account_number === wanted.account_number && a.bik === wanted.bik,
+      );
+      if (!match) {
+        throw validationError(
+          `accounts[${i}]`,
+          `Банк не показывает счёт ${wanted.account_number} (БИК ${wanted.bik})`,
+        );
+      }
+      if (match.bank_account_id !== null) {
+        throw new ApiError("conflict", "Счёт с таким номером и БИК уже добавлен", {
+          field: `accounts[${i}]`,
+          bank_account_id: match.bank_account_id,
+        });
+      }
+      const alias = wanted.alias ?? wanted.account_number.slice(-4);
+      if (!ALIAS_RE.test(alias))
+        throw validationError(`accounts[${i}].alias`, "Псевдоним: 1–32 символа A-Z, a-z, 0-9, _ или -");
+      return { ...match, alias };
+    });
+    const ids = chosen.map(() => newId());
+    this.deps.atomically(() => {
+      chosen.forEach((a, i) => {
+        this.deps.accounts.insert({
+          id: ids[i]!,
+          companyId: source.companyId,
+          bank: source.bank,
+          accountNumber: a.account_number,
+          bik: a.bik,
+          currency: a.currency,
+          alias: a.alias,
+          environment: source.environment,
+          connectionId: source.connectionId,
+          sandboxOpsPerDay: null,
+          sandboxOpeningBalance: null,
+          createdAt: this.now(),
+        });
+        this.audit(
+          "admin.bank_account.create",
+          ids[i]!,
+          {
+            company_id: source.companyId,
+            bank: source.bank,
+            alias: a.alias,
+            environment: source.environment,
+            via: source.id,
+          },
+          actor,
+        );
+      });
+    });
+    return ids.map((id) => this.accountView(this.deps.accounts.findById(id)!));
+  }
+
+  /** The account as the admin views show it; not_found when there is none. */
+  findBankAccountView(id: string): BankAccountView {
+    return this.accountView(this.findBankAccount(id));
   }
 
   findBankAccount(id: string): BankAccountRecord {
@@ -383,7 +609,7 @@ function companyView(row: CompanyRow): CompanyView {
   return { company_id: row.id, name: row.name, inn: row.inn, kpp: row.kpp, created_at: row.createdAt };
 }
 
-function bankAccountView(a: BankAccountRecord): BankAccountView {
+function bankAccountView(a: BankAccountRecord, connection: ConnectionRecord | null): BankAccountView {
   return {
     bank_account_id: a.id,
     company_id: a.companyId,
@@ -399,6 +625,9 @@ function bankAccountView(a: BankAccountRecord): BankAccountView {
             ops_per_day: a.sandboxOpsPerDay,
             opening_balance: kopecksToJsonNumber(a.sandboxOpeningBalance ?? 0),
           },
+    environment: a.environment,
+    credentials_status: connection?.status ?? null,
+    credentials_message: connection?.statusMessage ?? null,
     created_at: a.createdAt,
   };
 }

@@ -1,6 +1,6 @@
 // The one answer to "may this token use this account?", for REST routes and agent tools alike.
 // Order of the per-account checks: unknown account 404, other company 403 forbidden_company,
-// no per-account allow (or a test token on a non-sandbox bank) 403 forbidden_account.
+// no per-account allow (or a test token on an account outside any sandbox) 403 forbidden_account.
 
 import { ApiError } from "../core/errors";
 import type { BankAccountRecord, BankAccountRepository } from "../db/repos/accounts";
@@ -8,6 +8,11 @@ import type { Principal, Scope } from "./guard";
 
 export function isSandboxBank(bank: string): boolean {
   return bank === "sandbox" || bank.startsWith("sandbox_");
+}
+
+/** What a test token (`svc_test_…`) may reach: sandbox banks and accounts in a bank's sandbox. */
+function isSandboxAccount(account: Pick<BankAccountRecord, "bank" | "environment">): boolean {
+  return isSandboxBank(account.bank) || account.environment === "sandbox";
 }
 
 export class AccessPolicy {
@@ -29,7 +34,7 @@ export class AccessPolicy {
 
   allows(principal: Principal, account: BankAccountRecord, right: Scope): boolean {
     if (account.companyId !== principal.companyId) return false;
-    if (principal.mode === "test" && !isSandboxBank(account.bank)) return false;
+    if (principal.mode === "test" && !isSandboxAccount(account)) return false;
     const grant = principal.grants.get(account.id);
     if (!grant) return false;
     return right === "read_statements" ? grant.allowReadStatements : grant.allowSendPayments;

@@ -27,8 +27,32 @@ export interface BankAccountRef {
   sandbox: SandboxSettings | null;
   /** The company owning the account, when known; the sandbox shows a placeholder otherwise. */
   holder?: AccountHolder | null;
-  /** Decrypted bank login; opaque to everything but the adapter. */
+  /** The bank's sandbox or its real service; a bank with both must never mix them. */
+  environment: BankEnvironment;
+  /** The bank login the account is reached through (null: none stored). */
+  connection_id: string | null;
+  /** Decrypted bank login as it was when the ref was built; opaque to everything but the adapter. */
   credentials: unknown;
+}
+
+export type BankEnvironment = "production" | "sandbox";
+
+/**
+ * Where a bank's login lives between calls. An adapter whose tokens rotate (OAuth) renews them
+ * through this, so that a new refresh token is committed before the new access token is used
+ * and only one renewal runs at a time per login, across processes.
+ */
+export interface ConnectionStore {
+  /** The login as committed now (another process may have renewed it since the ref was built). */
+  read(connectionId: string): unknown;
+  /**
+   * Runs `renew` alone for this login (in this process and across processes) with the freshest
+   * credentials. What it returns is sealed and committed before `renew`'s caller sees it; null
+   * keeps the stored credentials (someone else renewed them meanwhile).
+   */
+  renew(connectionId: string, renew: (current: unknown) => Promise<unknown | null>): Promise<unknown>;
+  /** The bank refused the login: the operator has to renew it; nothing retries until then. */
+  refused(connectionId: string, message: string): void;
 }
 
 /** Inclusive calendar dates, YYYY-MM-DD. */
@@ -40,6 +64,8 @@ export interface StatementPeriod {
 export interface BankErrorInfo {
   code: string;
   message: string;
+  /** The bank's own error code, when it gave one (shown as details.bank_code). */
+  bank_code?: string;
 }
 
 export interface ReadyStatement {
@@ -89,6 +115,37 @@ export type PaymentSubmitResult =
   | { status: "accepted"; bank_reference: string; sign_url: string }
   | { status: "rejected"; error: BankErrorInfo };
 
+/** What became of a document the bank accepted for signing. */
+export type PaymentStatusResult =
+  | { status: "pending" }
+  | { status: "signed_and_paid" }
+  | { status: "canceled" }
+  | { status: "rejected"; error: BankErrorInfo };
+
+/** An account the bank shows through a login (account discovery). */
+export interface DiscoveredAccount {
+  account_number: string;
+  bik: string;
+  currency: string;
+  /** The bank's word for it, e.g. Enabled, Disabled. */
+  status: string;
+}
+
+/** The bank's consent flow: the operator's browser goes to the bank and comes back with a code. */
+export interface BankConsentFlow {
+  /** Whether this kind of login goes through the consent flow (OAuth does; a ready token does not). */
+  appliesTo(credentials: unknown): boolean;
+  /** The bank's page where the customer approves access; it returns to `redirectUri` with `state`. */
+  start(credentials: unknown, redirectUri: string, state: string): Promise<string>;
+  /** The login completed with the tokens the code is exchanged for. */
+  finish(credentials: unknown, code: string, redirectUri: string): Promise<unknown>;
+}
+
+/** A login as the operator gives it, checked before it is sealed. */
+export type CredentialsCheck =
+  | { ok: true; status: "active" | "consent_required" }
+  | { ok: false; message: string };
+
 export interface BankAdapter {
   readonly bank: string;
   readonly supportsStatements: boolean;
@@ -112,6 +169,18 @@ export interface BankAdapter {
     payment: PaymentOrder,
     idempotencyKey: string,
   ): Promise<PaymentSubmitResult>;
+  /** Banks that report what became of a submitted document; absent: the item stays submitted. */
+  paymentStatus?(account: BankAccountRef, bankReference: string): Promise<PaymentStatusResult>;
+  /** Banks whose login can list the customer's accounts. */
+  listAccounts?(account: BankAccountRef): Promise<DiscoveredAccount[]>;
+  /** Banks that take a login: checks its shape (absent: any login is stored as given). */
+  checkCredentials?(credentials: unknown, environment: BankEnvironment): CredentialsCheck;
+  /** Banks whose login is completed by the customer approving access in the bank (OAuth). */
+  consent?: BankConsentFlow;
+  /** The least gap between two calls to this bank from one process (its published rate limit). */
+  readonly minIntervalMs?: number;
+  /** Banks with a separate sandbox service; others accept only "production". */
+  readonly environments?: readonly BankEnvironment[];
 }
 
 /**
@@ -121,12 +190,22 @@ export interface BankAdapter {
 export class BankError extends Error {
   readonly code: string;
   readonly retryable: boolean;
+  /** The bank asked to wait this long before the next call (Retry-After). */
+  readonly retryAfterMs: number | null;
+  /** The bank's own error code (shown to the client as details.bank_code). */
+  readonly bankCode: string | null;
 
-  constructor(code: string, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+  constructor(
+    code: string,
+    message: string,
+    options: { retryable?: boolean; cause?: unknown; retryAfterMs?: number; bankCode?: string } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "BankError";
     this.code = code;
     this.retryable = options.retryable ?? true;
+    this.retryAfterMs = options.retryAfterMs ?? null;
+    this.bankCode = options.bankCode ?? null;
   }
 }
 

@@ -32,5 +32,15 @@ export function meteredAdapter(adapter: BankAdapter, metrics: Metrics): BankAdap
     getBalance: (account) => timed("balance", () => adapter.getBalance(account)),
     submitPayment: (account, payment, key) =>
       timed("payment_submit", () => adapter.submitPayment(account, payment, key)),
+    paymentStatus: adapter.paymentStatus
+      ? (account, reference) => timed("payment_status", () => adapter.paymentStatus!(account, reference))
+      : undefined,
+    listAccounts: adapter.listAccounts
+      ? (account) => timed("accounts", () => adapter.listAccounts!(account))
+      : undefined,
+    checkCredentials: adapter.checkCredentials,
+    consent: adapter.consent,
+    environments: adapter.environments,
+    minIntervalMs: adapter.minIntervalMs,
   };
 }

@@ -10,6 +10,8 @@ import m6 from "../../migrations/0006_statement_doc_types.sql" with { type: "tex
 import m7 from "../../migrations/0007_statement_imports.sql" with { type: "text" };
 import m8 from "../../migrations/0008_search_folds_yo.sql" with { type: "text" };
 import m9 from "../../migrations/0009_one_account_per_number.sql" with { type: "text" };
+import m10 from "../../migrations/0010_tochka_connections.sql" with { type: "text" };
+import m11 from "../../migrations/0011_account_credentials_moved.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_foundation", when: 1795305559428, breakpoints: true, sql: m0 },
@@ -22,4 +24,6 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0007_statement_imports", when: 1795553741196, breakpoints: true, sql: m7 },
   { tag: "0008_search_folds_yo", when: 1795556056273, breakpoints: true, sql: m8 },
   { tag: "0009_one_account_per_number", when: 1795556168494, breakpoints: true, sql: m9 },
+  { tag: "0010_tochka_connections", when: 1795611253363, breakpoints: true, sql: m10 },
+  { tag: "0011_account_credentials_moved", when: 1795611258223, breakpoints: true, sql: m11 },
 ];

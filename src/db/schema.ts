@@ -11,6 +11,31 @@ export const companies = sqliteTable("companies", {
   createdAt: text("created_at").notNull(),
 });
 
+// A bank login: the customer's credentials at one bank, shared by the accounts reached through it.
+// OAuth tokens rotate here (a new refresh token on every refresh), one refresh at a time.
+export const bankConnections = sqliteTable("bank_connections", {
+  id: text("id").primaryKey(),
+  bank: text("bank").notNull(),
+  // AES-256-GCM ciphertext of the login (iv | tag | data); never leaves the service.
+  credentialsEnc: blob("credentials_enc", { mode: "buffer" }).notNull(),
+  // active | consent_required (OAuth not yet approved in the bank) | renewal_needed (the bank refused it)
+  status: text("status", { enum: ["active", "consent_required", "renewal_needed"] }).notNull(),
+  statusMessage: text("status_message"),
+  // Cross-process single flight of token refreshes: a process refreshes only while it holds this.
+  refreshLeaseUntilMs: integer("refresh_lease_until_ms").notNull().default(0),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+// The bank's consent flow in progress: `state` sent to the bank's authorize page, kept as a hash.
+export const bankAuthStates = sqliteTable("bank_auth_states", {
+  stateHash: text("state_hash").primaryKey(),
+  connectionId: text("connection_id")
+    .notNull()
+    .references(() => bankConnections.id),
+  expiresAtMs: integer("expires_at_ms").notNull(),
+});
+
 export const bankAccounts = sqliteTable(
   "bank_accounts",
   {
@@ -23,8 +48,13 @@ export const bankAccounts = sqliteTable(
     bik: text("bik").notNull(),
     currency: text("currency").notNull(),
     alias: text("alias").notNull(),
-    // AES-256-GCM ciphertext of the bank login (iv | tag | data); never leaves the service.
-    credentialsEnc: blob("credentials_enc", { mode: "buffer" }),
+    // The bank's sandbox or its real service (a bank such as Tochka runs both); sandbox banks use
+    // "production" as they have no other.
+    environment: text("environment", { enum: ["production", "sandbox"] })
+      .notNull()
+      .default("production"),
+    // The bank login this account is reached through; several accounts may share one.
+    connectionId: text("connection_id").references(() => bankConnections.id),
     sandboxOpsPerDay: integer("sandbox_ops_per_day"),
     sandboxOpeningBalance: integer("sandbox_opening_balance"),
     createdAt: text("created_at").notNull(),
@@ -120,6 +150,8 @@ export const statements = sqliteTable(
     nextPollAtMs: integer("next_poll_at_ms").notNull().default(0),
     errorCode: text("error_code"),
     errorMessage: text("error_message"),
+    // The bank's own code of a refusal (Tochka's Errors[].errorCode), shown as details.bank_code.
+    bankErrorCode: text("bank_error_code"),
     openingBalance: integer("opening_balance"),
     closingBalance: integer("closing_balance"),
     totalCredit: integer("total_credit"),
@@ -252,8 +284,11 @@ export const paymentItems = sqliteTable(
       .references(() => paymentImports.id),
     seq: integer("seq").notNull(),
     line: integer("line").notNull(),
-    // draft -> submitting (committed before the bank call) -> submitted | rejected
-    status: text("status", { enum: ["draft", "submitting", "submitted", "rejected"] }).notNull(),
+    // draft -> submitting (committed before the bank call) -> submitted | rejected; a bank that
+    // reports what became of a submitted document moves it on: signed_and_paid | canceled | rejected.
+    status: text("status", {
+      enum: ["draft", "submitting", "submitted", "rejected", "signed_and_paid", "canceled"],
+    }).notNull(),
     docNumber: text("doc_number").notNull(),
     docDate: text("doc_date").notNull(),
     amount: integer("amount").notNull(),
@@ -275,11 +310,14 @@ export const paymentItems = sqliteTable(
     signUrl: text("sign_url"),
     errorCode: text("error_code"),
     errorMessage: text("error_message"),
+    // When to ask the bank again what became of a submitted document (clock ms); null: never.
+    nextStatusCheckAtMs: integer("next_status_check_at_ms"),
     submittedAt: text("submitted_at"),
   },
   (t) => [
     uniqueIndex("payment_items_import_seq_uq").on(t.importId, t.seq),
     index("payment_items_submission_idx").on(t.submissionId),
+    index("payment_items_status_check_idx").on(t.nextStatusCheckAtMs),
   ],
 );
 

@@ -1,7 +1,9 @@
 // The one error handler: every error becomes the envelope with its status (ApiError as thrown;
 // the framework's not-found, parse and validation errors mapped to the spec's codes; anything
 // else 500 internal_error, logged with the request id, never a stack trace in a body).
+
 import { Elysia } from "elysia";
+import { BankError } from "../banks/adapter";
 import { ApiError, errorEnvelope, invalidRequestBody, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import { type RequestState, withRequestState } from "./request-state";
@@ -61,6 +63,15 @@ function toApiError(code: unknown, error: unknown, request: Request, deps: Error
   // Errors thrown while parsing (our 413) arrive wrapped in Elysia's ParseError.
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (cause instanceof ApiError) return cause;
+  // A bank's refusal or silence reached a route that waits for the bank (a balance refresh, the
+  // account discovery): the bank's message and code, never a stack.
+  if (error instanceof BankError) {
+    return new ApiError(
+      "bank_error",
+      error.message,
+      error.bankCode ? { bank_code: error.bankCode } : undefined,
+    );
+  }
   switch (code) {
     case "NOT_FOUND": {
       // The address asked for (a catch-all route would give its own pattern as the path).

@@ -10,6 +10,8 @@ const ItemStatusSchema = Type.Union([
   Type.Literal("submitting"),
   Type.Literal("submitted"),
   Type.Literal("rejected"),
+  Type.Literal("signed_and_paid"),
+  Type.Literal("canceled"),
 ]);
 
 export const ImportStatusSchema = Type.Union([

@@ -5,7 +5,7 @@ import type { Database } from "bun:sqlite";
 import type { AuditEntryInput, AuditLog } from "../audit/audit-log";
 import type { PartyColumns } from "../formats/types";
 
-export type ItemStatus = "draft" | "submitting" | "submitted" | "rejected";
+export type ItemStatus = "draft" | "submitting" | "submitted" | "rejected" | "signed_and_paid" | "canceled";
 export type SubmissionKind = "import" | "item";
 
 export interface ImportRow {
@@ -34,6 +34,7 @@ export interface ItemRow extends PartyColumns<"payee"> {
   sign_url: string | null;
   error_code: string | null;
   error_message: string | null;
+  next_status_check_at_ms: number | null;
   submitted_at: string | null;
 }
 
@@ -46,6 +47,7 @@ export type NewItem = Omit<
   | "sign_url"
   | "error_code"
   | "error_message"
+  | "next_status_check_at_ms"
   | "submitted_at"
 >;
 
@@ -64,8 +66,24 @@ export interface SubmissionRow {
 }
 
 export type BankOutcome =
-  | { status: "submitted"; bank_reference: string; sign_url: string; at: string }
+  | {
+      status: "submitted";
+      bank_reference: string;
+      sign_url: string;
+      at: string;
+      /** When to ask the bank what became of it; null for banks that do not say. */
+      next_status_check_at_ms: number | null;
+    }
   | { status: "rejected"; error_code: string; error_message: string; at: string };
+
+/** A submitted item whose fate the bank is asked about. */
+export interface StatusCheck {
+  id: string;
+  import_id: string;
+  bank_reference: string | null;
+  doc_number: string;
+  bank_account_id: string;
+}
 
 export type ClaimOutcome =
   | { kind: "existing"; submission: SubmissionRow }
@@ -84,6 +102,10 @@ export class PaymentRepository {
   private readonly itemsOfSubmission;
   private readonly finishItemStmt;
   private readonly completeSubmissionStmt;
+  private readonly dueChecksStmt;
+  private readonly recentItemsStmt;
+  private readonly settleStmt;
+  private readonly rescheduleCheckStmt;
 
   constructor(
     private readonly sqlite: Database,
@@ -127,8 +149,27 @@ export class PaymentRepository {
     );
     this.finishItemStmt = sqlite.query(
       `UPDATE payment_items SET status = $status, bank_reference = $bank_reference, sign_url = $sign_url,
-         error_code = $error_code, error_message = $error_message, submitted_at = $at
+         error_code = $error_code, error_message = $error_message, submitted_at = $at,
+         next_status_check_at_ms = $next_status_check_at_ms
         WHERE id = $id AND status = 'submitting'`,
+    );
+    this.dueChecksStmt = sqlite.query<StatusCheck, [number, number]>(
+      `SELECT i.id, i.import_id, i.bank_reference, i.doc_number, p.bank_account_id
+         FROM payment_items i JOIN payment_imports p ON p.id = i.import_id
+        WHERE i.status = 'submitted' AND i.next_status_check_at_ms <= ?
+        ORDER BY i.next_status_check_at_ms LIMIT ?`,
+    );
+    this.recentItemsStmt = sqlite.query<ItemRow & { bank_account_id: string }, [number]>(
+      `SELECT i.*, p.bank_account_id FROM payment_items i JOIN payment_imports p ON p.id = i.import_id
+        ORDER BY p.created_at DESC, i.import_id, i.seq LIMIT ?`,
+    );
+    this.settleStmt = sqlite.query(
+      `UPDATE payment_items SET status = $status, error_code = $error_code, error_message = $error_message,
+         next_status_check_at_ms = NULL
+        WHERE id = $id AND status = 'submitted'`,
+    );
+    this.rescheduleCheckStmt = sqlite.query<never, [number, string]>(
+      "UPDATE payment_items SET next_status_check_at_ms = ? WHERE id = ? AND status = 'submitted'",
     );
     this.completeSubmissionStmt = sqlite.query(
       `UPDATE payment_submissions SET status = 'completed', result_json = ?1, completed_at = ?2
@@ -207,8 +248,48 @@ export class PaymentRepository {
       sign_url: outcome.status === "submitted" ? outcome.sign_url : null,
       error_code: outcome.status === "rejected" ? outcome.error_code : null,
       error_message: outcome.status === "rejected" ? outcome.error_message : null,
+      next_status_check_at_ms: outcome.status === "submitted" ? outcome.next_status_check_at_ms : null,
       at: outcome.at,
     });
+  }
+
+  /** The newest items of every import, with their accounts (for the operator's pages). */
+  recentItems(limit: number): (ItemRow & { bank_account_id: string })[] {
+    return this.recentItemsStmt.all(limit);
+  }
+
+  /** Submitted items whose bank status is due to be asked. */
+  dueStatusChecks(nowMs: number, limit: number): StatusCheck[] {
+    return this.dueChecksStmt.all(nowMs, limit);
+  }
+
+  /** The bank's final word on a submitted item, with its audit entry; false if it had moved on. */
+  settleItem(
+    itemId: string,
+    outcome: {
+      status: "signed_and_paid" | "canceled" | "rejected";
+      error_code?: string;
+      error_message?: string;
+    },
+    audit: AuditEntryInput,
+  ): boolean {
+    return this.sqlite
+      .transaction((): boolean => {
+        const changed =
+          this.settleStmt.run({
+            id: itemId,
+            status: outcome.status,
+            error_code: outcome.error_code ?? null,
+            error_message: outcome.error_message ?? null,
+          }).changes > 0;
+        if (changed) this.audit.write(audit);
+        return changed;
+      })
+      .immediate();
+  }
+
+  rescheduleStatusCheck(itemId: string, atMs: number): void {
+    this.rescheduleCheckStmt.run(atMs, itemId);
   }
 
   /**

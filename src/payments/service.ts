@@ -38,6 +38,15 @@ export interface RequestContext {
   ip?: string | null;
 }
 
+/** A payment document with what only the operator may see. */
+export type OperatorPaymentView = PaymentItemView & {
+  bank_account_id: string;
+  payee_name: string;
+  bank_reference: string | null;
+  /** Where to sign it in the bank, while it waits for a signature. */
+  sign_url: string | null;
+};
+
 export interface PaymentServiceDeps {
   clock: Clock;
   repo: PaymentRepository;
@@ -396,6 +405,7 @@ export class PaymentService {
             bank_reference: answer.bank_reference,
             sign_url: answer.sign_url,
             at: this.now(),
+            next_status_check_at_ms: adapter.paymentStatus ? this.deps.clock.now().getTime() : null,
           });
           counts.submitted += 1;
         } else {
@@ -441,6 +451,20 @@ export class PaymentService {
       arguments: { external_id: submission.external_id, ...counts },
       outcome: "completed",
     });
+  }
+
+  /**
+   * The newest payment documents as the operator sees them in the admin pages: with the bank's
+   * reference and the link where the document is signed (which no client API ever returns).
+   */
+  forOperator(limit = 200): OperatorPaymentView[] {
+    return this.deps.repo.recentItems(limit).map((row) => ({
+      ...itemView(row),
+      bank_account_id: row.bank_account_id,
+      payee_name: row.payee_name,
+      bank_reference: row.bank_reference,
+      sign_url: row.status === "submitted" ? row.sign_url : null,
+    }));
   }
 
   /**

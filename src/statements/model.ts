@@ -31,7 +31,15 @@ export const StatementSchema = Type.Object({
   created_at: Type.String(),
   fetched_at: Type.Optional(Type.String()),
   operations_count: Type.Optional(Type.Integer()),
-  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+  error: Type.Optional(
+    Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      details: Type.Optional(
+        Type.Object({ bank_code: Type.String({ description: "The bank's own error code" }) }),
+      ),
+    }),
+  ),
 });
 export type StatementView = Static<typeof StatementSchema>;
 

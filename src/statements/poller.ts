@@ -145,7 +145,12 @@ export class StatementPoller {
       return;
     }
     if (result.status === "failed") {
-      this.deps.repo.markFailed(row.id, result.error.code, result.error.message);
+      this.deps.repo.markFailed(
+        row.id,
+        result.error.code,
+        result.error.message,
+        result.error.bank_code ?? null,
+      );
       return;
     }
 
@@ -194,11 +199,16 @@ export class StatementPoller {
   private onError(row: StatementRow, error: unknown): void {
     const fresh = this.deps.repo.findById(row.id) ?? row;
     if (error instanceof BankError && !error.retryable) {
-      this.deps.repo.markFailed(row.id, "bank_error", error.message);
+      this.deps.repo.markFailed(row.id, "bank_error", error.message, error.bankCode);
       return;
     }
+    // Capped backoff; a bank that said when to come back (Retry-After) is not asked sooner.
     const factor = Math.min(2 ** fresh.attempts, MAX_BACKOFF_FACTOR);
-    this.deps.repo.reschedule(row.id, this.deps.clock.now().getTime() + this.deps.intervalMs * factor);
+    const wait = Math.max(
+      this.deps.intervalMs * factor,
+      error instanceof BankError ? (error.retryAfterMs ?? 0) : 0,
+    );
+    this.deps.repo.reschedule(row.id, this.deps.clock.now().getTime() + wait);
     this.deps.logger.warn("statement poll failed; will retry", {
       statement_id: row.id,
       error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),

@@ -28,6 +28,7 @@ export interface StatementRow {
   next_poll_at_ms: number;
   error_code: string | null;
   error_message: string | null;
+  bank_error_code: string | null;
   opening_balance: number | null;
   closing_balance: number | null;
   total_credit: number | null;

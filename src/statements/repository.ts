@@ -182,14 +182,16 @@ export class StatementRepository {
     );
   }
 
-  markFailed(id: string, code: string, message: string): void {
+  /** `bankCode`: the bank's own code of the refusal, when it gave one. */
+  markFailed(id: string, code: string, message: string, bankCode: string | null = null): void {
     this.writing(id, () =>
       this.sqlite
         .query(
-          `UPDATE statements SET status = 'failed', bank_state = 'done', error_code = ?, error_message = ?
+          `UPDATE statements SET status = 'failed', bank_state = 'done', error_code = ?, error_message = ?,
+                  bank_error_code = ?
             WHERE id = ? AND status = 'processing'`,
         )
-        .run(code, message, id),
+        .run(code, message, bankCode, id),
     );
   }
 

@@ -27,6 +27,7 @@ export function statementView(
   }
   if (row.status === "failed") {
     view.error = { code: row.error_code ?? "bank_error", message: row.error_message ?? "Ошибка банка" };
+    if (row.bank_error_code) view.error.details = { bank_code: row.bank_error_code };
   }
   return view;
 }

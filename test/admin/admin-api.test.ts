@@ -235,9 +235,11 @@ describe("bank accounts", () => {
       expect(text).not.toContain("credentials_enc");
     }
 
+    // The account reaches its login through its connection; only the connection holds it, sealed.
     const row = t.services.database.sqlite
       .query<{ c: Uint8Array | null }, [string]>(
-        "SELECT credentials_enc AS c FROM bank_accounts WHERE id = ?",
+        `SELECT c.credentials_enc AS c FROM bank_accounts a JOIN bank_connections c ON c.id = a.connection_id
+          WHERE a.id = ?`,
       )
       .get(created.bank_account_id);
     expect(row?.c).toBeInstanceOf(Uint8Array);
@@ -249,12 +251,14 @@ describe("bank accounts", () => {
       login: sentinel,
       password,
     });
-    // No column of the table holds it in clear either.
-    const dump = JSON.stringify(
-      t.services.database.sqlite.query("SELECT * FROM bank_accounts").all(),
-      (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString("latin1") : v),
-    );
-    expect(dump).not.toContain(sentinel);
+    // No column of either table holds it in clear either.
+    for (const table of ["bank_accounts", "bank_connections"]) {
+      const dump = JSON.stringify(
+        t.services.database.sqlite.query(`SELECT * FROM ${table}`).all(),
+        (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString("latin1") : v),
+      );
+      expect(dump).not.toContain(sentinel);
+    }
   });
 
   test("credentials without SVC_SECRET_KEY cannot be stored (400 validation_error)", async () => {

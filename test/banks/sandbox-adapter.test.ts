@@ -43,6 +43,8 @@ function account(bank: string, overrides: Partial<BankAccountRef> = {}): BankAcc
     bik: BIK,
     currency: "RUB",
     sandbox: { ops_per_day: 7, opening_balance: 50_000_000 },
+    environment: "production",
+    connection_id: null,
     credentials: null,
     ...overrides,
   };

@@ -35,7 +35,7 @@ CREATE TABLE `balances` ( `bank_account_id` text PRIMARY KEY NOT NULL, `balance`
 (no sql: created by SQLite)
 
 -- table bank_accounts on bank_accounts
-CREATE TABLE `bank_accounts` ( `id` text PRIMARY KEY NOT NULL, `company_id` text NOT NULL, `bank` text NOT NULL, `account_number` text NOT NULL, `bik` text NOT NULL, `currency` text NOT NULL, `alias` text NOT NULL, `credentials_enc` blob, `sandbox_ops_per_day` integer, `sandbox_opening_balance` integer, `created_at` text NOT NULL, FOREIGN KEY (`company_id`) REFERENCES `companies`(`id`) ON UPDATE no action ON DELETE no action );
+CREATE TABLE `bank_accounts` ( `id` text PRIMARY KEY NOT NULL, `company_id` text NOT NULL, `bank` text NOT NULL, `account_number` text NOT NULL, `bik` text NOT NULL, `currency` text NOT NULL, `alias` text NOT NULL, `sandbox_ops_per_day` integer, `sandbox_opening_balance` integer, `created_at` text NOT NULL, `environment` text DEFAULT 'production' NOT NULL, `connection_id` text REFERENCES bank_connections(id), FOREIGN KEY (`company_id`) REFERENCES `companies`(`id`) ON UPDATE no action ON DELETE no action );
 
 -- index bank_accounts_company_idx on bank_accounts
 CREATE INDEX `bank_accounts_company_idx` ON `bank_accounts` (`company_id`);
@@ -44,6 +44,18 @@ CREATE INDEX `bank_accounts_company_idx` ON `bank_accounts` (`company_id`);
 CREATE UNIQUE INDEX `bank_accounts_number_bik_uq` ON `bank_accounts` (`account_number`,`bik`);
 
 -- index sqlite_autoindex_bank_accounts_1 on bank_accounts
+(no sql: created by SQLite)
+
+-- table bank_auth_states on bank_auth_states
+CREATE TABLE `bank_auth_states` ( `state_hash` text PRIMARY KEY NOT NULL, `connection_id` text NOT NULL, `expires_at_ms` integer NOT NULL, FOREIGN KEY (`connection_id`) REFERENCES `bank_connections`(`id`) ON UPDATE no action ON DELETE no action );
+
+-- index sqlite_autoindex_bank_auth_states_1 on bank_auth_states
+(no sql: created by SQLite)
+
+-- table bank_connections on bank_connections
+CREATE TABLE `bank_connections` ( `id` text PRIMARY KEY NOT NULL, `bank` text NOT NULL, `credentials_enc` blob NOT NULL, `status` text NOT NULL, `status_message` text, `refresh_lease_until_ms` integer DEFAULT 0 NOT NULL, `created_at` text NOT NULL, `updated_at` text NOT NULL );
+
+-- index sqlite_autoindex_bank_connections_1 on bank_connections
 (no sql: created by SQLite)
 
 -- table companies on companies
@@ -107,10 +119,13 @@ CREATE INDEX `payment_imports_token_idx` ON `payment_imports` (`api_token_id`,`c
 (no sql: created by SQLite)
 
 -- table payment_items on payment_items
-CREATE TABLE `payment_items` ( `id` text PRIMARY KEY NOT NULL, `import_id` text NOT NULL, `seq` integer NOT NULL, `line` integer NOT NULL, `status` text NOT NULL, `doc_number` text NOT NULL, `doc_date` text NOT NULL, `amount` integer NOT NULL, `currency` text NOT NULL, `purpose` text NOT NULL, `priority` text, `payee_name` text NOT NULL, `payee_inn` text NOT NULL, `payee_kpp` text NOT NULL, `payee_account` text NOT NULL, `payee_bank_name` text NOT NULL, `payee_bank_bik` text NOT NULL, `payee_bank_corr_account` text NOT NULL, `submission_id` text, `bank_idempotency_key` text, `bank_reference` text, `sign_url` text, `error_code` text, `error_message` text, `submitted_at` text, FOREIGN KEY (`import_id`) REFERENCES `payment_imports`(`id`) ON UPDATE no action ON DELETE no action );
+CREATE TABLE `payment_items` ( `id` text PRIMARY KEY NOT NULL, `import_id` text NOT NULL, `seq` integer NOT NULL, `line` integer NOT NULL, `status` text NOT NULL, `doc_number` text NOT NULL, `doc_date` text NOT NULL, `amount` integer NOT NULL, `currency` text NOT NULL, `purpose` text NOT NULL, `priority` text, `payee_name` text NOT NULL, `payee_inn` text NOT NULL, `payee_kpp` text NOT NULL, `payee_account` text NOT NULL, `payee_bank_name` text NOT NULL, `payee_bank_bik` text NOT NULL, `payee_bank_corr_account` text NOT NULL, `submission_id` text, `bank_idempotency_key` text, `bank_reference` text, `sign_url` text, `error_code` text, `error_message` text, `submitted_at` text, `next_status_check_at_ms` integer, FOREIGN KEY (`import_id`) REFERENCES `payment_imports`(`id`) ON UPDATE no action ON DELETE no action );
 
 -- index payment_items_import_seq_uq on payment_items
 CREATE UNIQUE INDEX `payment_items_import_seq_uq` ON `payment_items` (`import_id`,`seq`);
+
+-- index payment_items_status_check_idx on payment_items
+CREATE INDEX `payment_items_status_check_idx` ON `payment_items` (`next_status_check_at_ms`);
 
 -- index payment_items_submission_idx on payment_items
 CREATE INDEX `payment_items_submission_idx` ON `payment_items` (`submission_id`);
@@ -146,7 +161,7 @@ CREATE TABLE `statement_operations` ( `statement_id` text NOT NULL, `seq` intege
 (no sql: created by SQLite)
 
 -- table statements on statements
-CREATE TABLE `statements` ( `id` text PRIMARY KEY NOT NULL, `bank_account_id` text NOT NULL, `api_token_id` text, `source` text NOT NULL, `external_id` text, `date_from` text NOT NULL, `date_to` text NOT NULL, `status` text NOT NULL, `bank_state` text NOT NULL, `bank_request_id` text, `attempts` integer DEFAULT 0 NOT NULL, `next_poll_at_ms` integer DEFAULT 0 NOT NULL, `error_code` text, `error_message` text, `opening_balance` integer, `closing_balance` integer, `total_credit` integer, `total_debit` integer, `operations_count` integer, `fetched_at` text, `created_at` text NOT NULL, `doc_types` text, `import_sha256` text, FOREIGN KEY (`bank_account_id`) REFERENCES `bank_accounts`(`id`) ON UPDATE no action ON DELETE no action );
+CREATE TABLE `statements` ( `id` text PRIMARY KEY NOT NULL, `bank_account_id` text NOT NULL, `api_token_id` text, `source` text NOT NULL, `external_id` text, `date_from` text NOT NULL, `date_to` text NOT NULL, `status` text NOT NULL, `bank_state` text NOT NULL, `bank_request_id` text, `attempts` integer DEFAULT 0 NOT NULL, `next_poll_at_ms` integer DEFAULT 0 NOT NULL, `error_code` text, `error_message` text, `opening_balance` integer, `closing_balance` integer, `total_credit` integer, `total_debit` integer, `operations_count` integer, `fetched_at` text, `created_at` text NOT NULL, `doc_types` text, `import_sha256` text, `bank_error_code` text, FOREIGN KEY (`bank_account_id`) REFERENCES `bank_accounts`(`id`) ON UPDATE no action ON DELETE no action );
 
 -- index sqlite_autoindex_statements_1 on statements
 (no sql: created by SQLite)

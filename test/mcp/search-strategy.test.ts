@@ -94,7 +94,11 @@ describe("migration 0004 (prefix indexes)", () => {
     const copy = (where: string) =>
       b.sqlite.exec(`INSERT INTO operations SELECT * FROM a.operations WHERE ${where}`);
     b.sqlite.exec("INSERT INTO companies SELECT * FROM a.companies");
-    b.sqlite.exec("INSERT INTO bank_accounts SELECT * FROM a.bank_accounts");
+    const accountColumns =
+      "id, company_id, bank, account_number, bik, currency, alias, sandbox_ops_per_day, sandbox_opening_balance, created_at";
+    b.sqlite.exec(
+      `INSERT INTO bank_accounts (${accountColumns}) SELECT ${accountColumns} FROM a.bank_accounts`,
+    );
     copy("doc_date <= '2026-10-10'");
 
     migrate(b.db);

@@ -12,6 +12,7 @@ import { Elysia } from "elysia";
 import { bodyPolicyOption, DEFAULT_BODY_POLICY } from "../../http/body-policy";
 import { withRequestState } from "../../http/request-state";
 import { auditRoutes } from "./areas/audit";
+import { bankRoutes } from "./areas/banks";
 import { companyRoutes } from "./areas/companies";
 import { signInRoutes } from "./areas/sign-in";
 import { statementRoutes } from "./areas/statements";
@@ -30,6 +31,7 @@ export function adminPages(deps: AdminPagesDeps) {
   const routes: PageRoute[] = [
     ...signInRoutes(kit, adminToken),
     ...companyRoutes(kit),
+    ...bankRoutes(kit),
     ...tokenRoutes(kit),
     ...statementRoutes(kit),
     ...auditRoutes(kit),

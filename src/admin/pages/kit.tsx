@@ -6,10 +6,12 @@
 import type { AuditLog } from "../../audit/audit-log";
 import type { IpRange } from "../../auth/ip";
 import { secretEquals } from "../../auth/tokens";
+import { BankError } from "../../banks/adapter";
 import type { Clock } from "../../core/clock";
 import { ApiError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
 import { type MultipartForm, readMultipart } from "../../http/multipart";
+import type { PaymentService } from "../../payments/service";
 import type { DownloadDeps } from "../../statements/export/download";
 import type { StatementService } from "../../statements/service";
 import type { AdminActor, AdminService } from "../service";
@@ -34,6 +36,7 @@ export interface AdminPagesDeps {
   trustedProxies: IpRange[];
   socketIp: SocketIp;
   banks: () => string[];
+  payments: PaymentService;
   /** What a statement download needs (the same as the integration API's). */
   download: DownloadDeps;
 }
@@ -96,14 +99,20 @@ export function pageKit(deps: AdminPagesDeps) {
     return outcome.html;
   }
 
-  /** Runs a page; an ApiError nobody handled becomes a message page with its status. */
-  function run(ctx: RouteContext, session: AdminSession | null, body: () => Outcome): string {
-    try {
-      return send(ctx, body());
-    } catch (error) {
+  /** Runs a page; an ApiError (or a bank's refusal) nobody handled becomes a message page. */
+  function run(
+    ctx: RouteContext,
+    session: AdminSession | null,
+    body: () => Outcome | Promise<Outcome>,
+  ): string | Promise<string> {
+    const fail = (error: unknown): string => {
       const f = session ? signedInFrame(session, "Ошибка", null) : frame(null, "Ошибка", null);
       if (error instanceof ApiError) {
         return send(ctx, page(<MessagePage frame={f} heading="Ошибка" text={error.message} />, error.status));
+      }
+      if (error instanceof BankError) {
+        const text = `Банк: ${error.message}`;
+        return send(ctx, page(<MessagePage frame={f} heading="Ошибка банка" text={text} />, 502));
       }
       const requestId = ctx.requestState.requestId;
       logger.error("admin page failed", {
@@ -113,13 +122,19 @@ export function pageKit(deps: AdminPagesDeps) {
       });
       const text = `Внутренняя ошибка сервиса; номер запроса ${requestId}`;
       return send(ctx, page(<MessagePage frame={f} heading="Ошибка" text={text} />, 500));
+    };
+    try {
+      const outcome = body();
+      return outcome instanceof Promise ? outcome.then((o) => send(ctx, o), fail) : send(ctx, outcome);
+    } catch (error) {
+      return fail(error);
     }
   }
 
   /** A page for signed-in administrators; anyone else is sent to the sign-in form. */
   const view =
-    (handler: (session: AdminSession, ctx: RouteContext) => Outcome) =>
-    (ctx: RouteContext): string => {
+    (handler: (session: AdminSession, ctx: RouteContext) => Outcome | Promise<Outcome>) =>
+    (ctx: RouteContext): string | Promise<string> => {
       const session = sessionOf(ctx);
       if (!session) return send(ctx, redirect("/admin/login"));
       return run(ctx, session, () => handler(session, ctx));
@@ -128,8 +143,8 @@ export function pageKit(deps: AdminPagesDeps) {
   /** A form post: signed in, same origin, and the session's anti-forgery token; else 403 and
    *  nothing is done. */
   const action =
-    (handler: (session: AdminSession, form: FormValues, ctx: RouteContext) => Outcome) =>
-    (ctx: RouteContext): string => {
+    (handler: (session: AdminSession, form: FormValues, ctx: RouteContext) => Outcome | Promise<Outcome>) =>
+    (ctx: RouteContext): string | Promise<string> => {
       const session = sessionOf(ctx);
       if (!session) return send(ctx, redirect("/admin/login"));
       return run(ctx, session, () =>
@@ -169,8 +184,8 @@ export function pageKit(deps: AdminPagesDeps) {
     ctx: RouteContext,
     session: AdminSession,
     form: FormValues | null,
-    then: (form: FormValues) => Outcome,
-  ): Outcome {
+    then: (form: FormValues) => Outcome | Promise<Outcome>,
+  ): Outcome | Promise<Outcome> {
     const csrf = form?._csrf;
     if (
       !sameOrigin(ctx.request, https(ctx)) ||

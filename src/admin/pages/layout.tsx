@@ -4,7 +4,7 @@
 import { escapeHtml, type PropsWithChildren } from "@kitajs/html";
 import type { Flash } from "./session";
 
-export type NavKey = "companies" | "accounts" | "tokens" | "statements" | "audit";
+export type NavKey = "companies" | "accounts" | "tokens" | "statements" | "payments" | "audit";
 
 export interface Frame {
   title: string;
@@ -19,6 +19,7 @@ const NAV: [NavKey, string, string][] = [
   ["accounts", "/admin/accounts", "Счета"],
   ["tokens", "/admin/tokens", "Токены"],
   ["statements", "/admin/statements", "Выписки"],
+  ["payments", "/admin/payments", "Платежи"],
   ["audit", "/admin/audit-log", "Журнал аудита"],
 ];
 

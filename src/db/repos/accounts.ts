@@ -35,7 +35,6 @@ export class CompanyRepository {
 
 export class BankAccountRepository {
   private readonly byId;
-  private readonly credentialsOf;
   private readonly cache: RowCache<BankAccountRecord>;
 
   constructor(
@@ -44,13 +43,10 @@ export class BankAccountRepository {
     changes: ExternalChanges,
   ) {
     this.cache = new RowCache(changes);
-    this.credentialsOf = sqlite.query<{ c: Uint8Array | null }, [string]>(
-      "SELECT credentials_enc AS c FROM bank_accounts WHERE id = ?",
-    );
     // Hot path: every account-scoped request resolves its account here.
     this.byId = sqlite.query<BankAccountRecord, [string]>(
       `SELECT id, company_id AS companyId, bank, account_number AS accountNumber, bik, currency, alias,
-              sandbox_ops_per_day AS sandboxOpsPerDay, sandbox_opening_balance AS sandboxOpeningBalance,
+              environment, connection_id AS connectionId, sandbox_ops_per_day AS sandboxOpsPerDay, sandbox_opening_balance AS sandboxOpeningBalance,
               created_at AS createdAt
          FROM bank_accounts WHERE id = ?`,
     );
@@ -58,6 +54,17 @@ export class BankAccountRepository {
 
   insert(row: BankAccountRow): void {
     this.cache.writeAll(() => this.db.insert(bankAccounts).values(row).run());
+  }
+
+  setConnection(id: string, connectionId: string): void {
+    this.cache.write(id, () =>
+      this.db.update(bankAccounts).set({ connectionId }).where(eq(bankAccounts.id, id)).run(),
+    );
+  }
+
+  /** Accounts reached through this login. */
+  listByConnection(connectionId: string): BankAccountRecord[] {
+    return this.list().filter((a) => a.connectionId === connectionId);
   }
 
   /** Treat the result as read-only: it may be shared with other requests. */
@@ -76,11 +83,6 @@ export class BankAccountRepository {
     );
   }
 
-  /** The sealed credentials, for the bank adapter only. */
-  sealedCredentials(id: string): Uint8Array | null {
-    return this.credentialsOf.get(id)?.c ?? null;
-  }
-
   list(companyId?: string): BankAccountRecord[] {
     const q = this.db
       .select({
@@ -91,6 +93,8 @@ export class BankAccountRepository {
         bik: bankAccounts.bik,
         currency: bankAccounts.currency,
         alias: bankAccounts.alias,
+        environment: bankAccounts.environment,
+        connectionId: bankAccounts.connectionId,
         sandboxOpsPerDay: bankAccounts.sandboxOpsPerDay,
         sandboxOpeningBalance: bankAccounts.sandboxOpeningBalance,
         createdAt: bankAccounts.createdAt,
@@ -101,7 +105,7 @@ export class BankAccountRepository {
   }
 }
 
-/** An account without its credentials: what everything but the bank adapter sees. */
+/** An account (its credentials live in its connection, see connections.ts). */
 export interface BankAccountRecord {
   id: string;
   companyId: string;
@@ -110,6 +114,8 @@ export interface BankAccountRecord {
   bik: string;
   currency: string;
   alias: string;
+  environment: "production" | "sandbox";
+  connectionId: string | null;
   sandboxOpsPerDay: number | null;
   sandboxOpeningBalance: number | null;
   createdAt: string;

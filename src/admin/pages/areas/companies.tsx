@@ -1,9 +1,22 @@
 // Companies and their bank accounts.
 
+import { validationError } from "../../../core/errors";
 import { attempt, nonEmpty, type Outcome, type PageKit, page } from "../kit";
 import { get, type PageRoute, pageDoc, post, type RouteContext } from "../page-route";
 import type { AdminSession } from "../session";
 import { AccountsPage, CompaniesPage, type FormValues } from "../views/basics";
+
+/** The login typed in the form as JSON (the service checks its shape); undefined when empty. */
+function credentialsOf(text: string | undefined): Record<string, unknown> | undefined {
+  if (nonEmpty(text?.trim()) === undefined) return undefined;
+  try {
+    const value = JSON.parse(text!);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value;
+  } catch {
+    // the message below
+  }
+  throw validationError("credentials", "Доступ к банку: объект JSON");
+}
 
 type FormPage = (
   session: AdminSession,
@@ -61,7 +74,9 @@ export function companyRoutes(kit: PageKit): PageRoute[] {
         path,
         action((session, form, ctx) => {
           const result = attempt(() => create(form, ctx));
-          if ("error" in result) return listPage(session, result.error.status, result.error.message, form);
+          // A refused form comes back as typed, except the bank login: a secret is never echoed.
+          const { credentials: _secret, ...typed } = form;
+          if ("error" in result) return listPage(session, result.error.status, result.error.message, typed);
           return flashThen(session, notice(result.ok), path);
         }),
         { detail: pageDoc(docs.create, "form") },
@@ -86,8 +101,12 @@ export function companyRoutes(kit: PageKit): PageRoute[] {
       accountsPage,
       (form, ctx) => {
         const ops = nonEmpty(form.ops_per_day);
+        const environment = form.environment === "sandbox" ? "sandbox" : "production";
+        const credentials = credentialsOf(form.credentials);
         return admin.createBankAccount(
           {
+            environment,
+            credentials,
             company_id: form.company_id ?? "",
             bank: form.bank ?? "",
             account_number: (form.account_number ?? "").trim(),

@@ -1,6 +1,6 @@
 // Sign-in, companies and bank accounts pages, plus the plain message page.
 import type { BankAccountView, CompanyView } from "../../service";
-import { attr, ErrorBox, type Frame, formatTime, Layout, Options, PostForm } from "../layout";
+import { attr, Badge, ErrorBox, type Frame, formatTime, Layout, Options, PostForm } from "../layout";
 
 export type FormValues = Record<string, string>;
 
@@ -178,6 +178,23 @@ export function AccountsPage({
               Операций в день (только sandbox)
               <input name="ops_per_day" type="number" min="1" max="5000" value={attr(values.ops_per_day)} />
             </label>
+            <label>
+              Среда банка
+              <select name="environment">
+                <Options
+                  items={[
+                    ["production", "рабочая"],
+                    ["sandbox", "песочница банка"],
+                  ]}
+                  selected={values.environment}
+                />
+              </select>
+            </label>
+            <label>
+              Доступ к банку (JSON; для Точки {'{"kind":"jwt","token":"…"}'} или{" "}
+              {'{"kind":"oauth","client_id":"…","client_secret":"…"}'})
+              <textarea name="credentials" rows="2"></textarea>
+            </label>
             <div>
               <button type="submit">Добавить счёт</button>
             </div>
@@ -195,6 +212,7 @@ export function AccountsPage({
               <th>Банк</th>
               <th>БИК</th>
               <th>Валюта</th>
+              <th>Доступ к банку</th>
               <th>Создан</th>
               <th>bank_account_id</th>
             </tr>
@@ -207,11 +225,20 @@ export function AccountsPage({
                 <td class="mono" safe>
                   {a.account_number_masked}
                 </td>
-                <td safe>{a.sandbox ? `${a.bank} (${a.sandbox.ops_per_day} оп./день)` : a.bank}</td>
+                <td safe>
+                  {a.sandbox
+                    ? `${a.bank} (${a.sandbox.ops_per_day} оп./день)`
+                    : a.environment === "sandbox"
+                      ? `${a.bank} (песочница)`
+                      : a.bank}
+                </td>
                 <td class="mono" safe>
                   {a.bik}
                 </td>
                 <td safe>{a.currency}</td>
+                <td class="small">
+                  <BankAccess account={a} csrf={frame.csrf} />
+                </td>
                 <td class="small" safe>
                   {formatTime(a.created_at)}
                 </td>
@@ -225,5 +252,50 @@ export function AccountsPage({
         {accounts.length === 0 ? <p class="muted">Счетов пока нет.</p> : ""}
       </section>
     </Layout>
+  );
+}
+
+const ACCESS: Record<string, [kind: "ok" | "bad" | "warn", text: string]> = {
+  active: ["ok", "действует"],
+  consent_required: ["warn", "ждёт подтверждения в банке"],
+  renewal_needed: ["bad", "нужно обновить"],
+};
+
+/** The account's bank login: its state, the bank's message, and what the operator can do. */
+function BankAccess({ account: a, csrf }: { account: BankAccountView; csrf: string }) {
+  if (a.credentials_status === null)
+    return a.environment === "sandbox" && !a.sandbox ? <DiscoverLink account={a} /> : "";
+  const [kind, text] = ACCESS[a.credentials_status] ?? ["warn", a.credentials_status];
+  return (
+    <>
+      <Badge kind={kind} text={text} />
+      {a.credentials_message ? <div safe>{a.credentials_message}</div> : ""}
+      {a.credentials_status !== "active" ? (
+        <PostForm action={`/admin/accounts/${a.bank_account_id}/bank-consent`} csrf={csrf}>
+          <button type="submit" class="secondary">
+            Подключить в банке (OAuth)
+          </button>
+        </PostForm>
+      ) : (
+        <DiscoverLink account={a} />
+      )}
+      <details>
+        <summary>Заменить доступ</summary>
+        <PostForm action={`/admin/accounts/${a.bank_account_id}/credentials`} csrf={csrf}>
+          <textarea name="credentials" rows="2"></textarea>
+          <button type="submit" class="secondary">
+            Сохранить
+          </button>
+        </PostForm>
+      </details>
+    </>
+  );
+}
+
+function DiscoverLink({ account }: { account: BankAccountView }) {
+  return account.bank === "tochka" ? (
+    <a href={`/admin/accounts/${account.bank_account_id}/discover`}>Счета в банке</a>
+  ) : (
+    ""
   );
 }

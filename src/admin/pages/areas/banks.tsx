@@ -1,0 +1,125 @@
+// Bank connections in the admin pages: a new login for an account, the bank's consent flow (and
+// its callback), the customer's accounts seen through a login, and the payment documents waiting
+// for a signature in the bank.
+import { type PageKit, page, UUID_RE } from "../kit";
+import { get, type PageRoute, pageDoc, post } from "../page-route";
+import { ConsentPage, DiscoverPage, PaymentsPage } from "../views/banks";
+import { MessagePage } from "../views/basics";
+
+export function bankRoutes(kit: PageKit): PageRoute[] {
+  const { admin, payments } = kit.deps;
+  const { actorOf, signedInFrame, view, action, flashThen, frame, run, sessionOf } = kit;
+
+  const accountOf = (id: string | undefined) => admin.findBankAccountView(UUID_RE.test(id ?? "") ? id! : "");
+
+  return [
+    post(
+      "/admin/accounts/:id/credentials",
+      action((session, form, ctx) => {
+        let credentials: unknown;
+        try {
+          credentials = JSON.parse(form.credentials ?? "");
+        } catch {
+          return flashThen(session, "Реквизиты доступа: объект JSON", "/admin/accounts", "error");
+        }
+        const account = admin.replaceCredentials(ctx.params.id ?? "", credentials, actorOf(ctx));
+        return flashThen(session, `Доступ к банку для счёта ${account.alias} сохранён`, "/admin/accounts");
+      }),
+      { detail: pageDoc("Admin pages: a new bank login for an account", "form") },
+    ),
+    post(
+      "/admin/accounts/:id/bank-consent",
+      action(async (session, _form, ctx) => {
+        const account = accountOf(ctx.params.id);
+        const url = await admin.startBankConsent(account.bank_account_id, actorOf(ctx));
+        return page(
+          <ConsentPage
+            frame={signedInFrame(session, "Подключение к банку", "accounts")}
+            account={account}
+            url={url}
+          />,
+        );
+      }),
+      { detail: pageDoc("Admin pages: start the bank's consent flow (a link to the bank's page)", "form") },
+    ),
+    // The bank sends the operator's browser back here. The single-use `state` (issued to a signed-in
+    // operator a few minutes ago) is what authorises it, so it works in whatever tab comes back.
+    get(
+      "/admin/banks/:bank/callback",
+      (ctx) => {
+        const session = sessionOf(ctx);
+        return run(ctx, session, async () => {
+          const { accounts } = await admin.finishBankConsent(
+            ctx.params.bank ?? "",
+            { state: ctx.query.state, code: ctx.query.code, error: ctx.query.error },
+            actorOf(ctx),
+          );
+          const names = accounts.map((a) => a.alias).join(", ");
+          const text = `Банк подтвердил доступ${names ? ` для счетов: ${names}` : ""}`;
+          if (session) return flashThen(session, text, "/admin/accounts");
+          return page(
+            <MessagePage
+              frame={frame(null, "Доступ подтверждён", null)}
+              heading="Доступ подтверждён"
+              text={text}
+            />,
+          );
+        });
+      },
+      { detail: pageDoc("Admin pages: the bank's consent comes back (code and state from the bank)") },
+    ),
+    get(
+      "/admin/accounts/:id/discover",
+      view(async (session, ctx) => {
+        const account = accountOf(ctx.params.id);
+        const found = await admin.discoverAccounts(account.bank_account_id);
+        return page(
+          <DiscoverPage
+            frame={signedInFrame(session, "Счета в банке", "accounts")}
+            account={account}
+            found={found.accounts}
+          />,
+        );
+      }),
+      { detail: pageDoc("Admin pages: the customer's accounts the bank shows through a login") },
+    ),
+    post(
+      "/admin/accounts/:id/import",
+      action(async (session, form, ctx) => {
+        const source = accountOf(ctx.params.id);
+        const chosen = Object.keys(form)
+          .map((key) => /^add_(\d{20})_(\d{9})$/.exec(key))
+          .filter((m): m is RegExpExecArray => m !== null && form[m[0]] === "on")
+          .map((m) => ({ account_number: m[1]!, bik: m[2]! }));
+        if (chosen.length === 0) {
+          return flashThen(
+            session,
+            "Не выбрано ни одного счёта",
+            `/admin/accounts/${source.bank_account_id}/discover`,
+            "error",
+          );
+        }
+        const added = await admin.importAccounts(
+          { bank_account_id: source.bank_account_id, accounts: chosen },
+          actorOf(ctx),
+        );
+        return flashThen(session, `Добавлено счетов: ${added.length}`, "/admin/accounts");
+      }),
+      { detail: pageDoc("Admin pages: add the chosen accounts the bank shows", "form") },
+    ),
+    get(
+      "/admin/payments",
+      view((session) =>
+        page(
+          <PaymentsPage
+            frame={signedInFrame(session, "Платежи", "payments")}
+            items={payments.forOperator()}
+            accounts={admin.listBankAccounts()}
+            error={null}
+          />,
+        ),
+      ),
+      { detail: pageDoc("Admin pages: payment documents and where to sign them in the bank") },
+    ),
+  ];
+}
