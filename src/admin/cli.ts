@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { auditExportChunks, isInstant } from "../audit/audit-export";
 import type { Config } from "../config";
+import { BankError } from "../banks/adapter";
 import { ApiError, errorEnvelope } from "../core/errors";
 import { openServices } from "../main";
 import { BackupError, backupDatabase, verifyBackup } from "../ops/backup";
@@ -15,8 +16,12 @@ const HELP = `использование: svc admin <объект> <действ
   company list                                              компании
   account create --company ID --bank BANK --number 20ЦИФР --bik 9ЦИФР [--currency RUB] [--alias A]
                  [--ops-per-day N] [--opening-balance RUB] [--credentials JSON]
-                                                            добавить счёт
+                 [--environment production|sandbox]         добавить счёт
   account list [--company ID]                               счета
+  account import --bank tochka --via ID [--pick НОМЕР/БИК]... [--all]
+                 счета клиента в банке, видимые через доступ счёта ID;
+                 с --pick или --all добавляет выбранные (та же компания и доступ)
+  account credentials ID --credentials JSON                 новый доступ к банку для счёта
   token create --company ID --purpose integration|mcp [--name NAME] [--mode live|test]
                [--read-statements] [--send-payments] [--account ID]... [--allow-ip IP/CIDR]...
                [--rate-limit N] [--expires-at ISO]
@@ -42,6 +47,10 @@ const OPTIONS = {
   "ops-per-day": { type: "string" },
   "opening-balance": { type: "string" },
   credentials: { type: "string" },
+  environment: { type: "string" },
+  via: { type: "string" },
+  pick: { type: "string", multiple: true },
+  all: { type: "boolean" },
   purpose: { type: "string" },
   mode: { type: "string" },
   "read-statements": { type: "boolean" },
@@ -71,6 +80,11 @@ function optionalInt(value: string | undefined, flag: string): number | undefine
 }
 
 class UsageError extends Error {}
+
+function environmentOf(value: string | undefined): "production" | "sandbox" | undefined {
+  if (value === undefined || value === "production" || value === "sandbox") return value;
+  throw new UsageError("--environment: production или sandbox");
+}
 
 /** The bank login: a JSON object, as the admin API requires (not an array, string or number). */
 function credentialsObject(text: string): Record<string, unknown> {
@@ -145,6 +159,7 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
             currency: v.currency,
             alias: v.alias,
             credentials: v.credentials === undefined ? undefined : credentialsObject(v.credentials),
+            environment: environmentOf(v.environment),
             sandbox:
               v["ops-per-day"] === undefined && opening === undefined
                 ? undefined
@@ -159,6 +174,37 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
       }
       case "account list":
         result = { bank_accounts: admin.listBankAccounts(v.company) };
+        break;
+      case "account import": {
+        const via = admin.accountAtBank(required(v.via, "via"), required(v.bank, "bank"));
+        const shown = await admin.discoverAccounts(via.bank_account_id);
+        const picks = v.all
+          ? shown.accounts.filter((a) => a.bank_account_id === null)
+          : (v.pick ?? []).map((pick) => {
+              const m = /^(\d{20})\/(\d{9})$/.exec(pick);
+              if (!m) throw new UsageError(`--pick: НОМЕР/БИК (20 и 9 цифр), а не "${pick}"`);
+              return { account_number: m[1]!, bik: m[2]! };
+            });
+        result =
+          picks.length === 0
+            ? shown
+            : {
+                bank_accounts: await admin.importAccounts(
+                  {
+                    bank_account_id: via.bank_account_id,
+                    accounts: picks.map((p) => ({ account_number: p.account_number, bik: p.bik })),
+                  },
+                  actor,
+                ),
+              };
+        break;
+      }
+      case "account credentials":
+        result = admin.replaceCredentials(
+          required(arg, "account id (positional)"),
+          credentialsObject(required(v.credentials, "credentials")),
+          actor,
+        );
         break;
       case "token create": {
         const purpose = required(v.purpose, "purpose");
@@ -214,6 +260,11 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
     }
     if (e instanceof ApiError) {
       console.error(JSON.stringify(errorEnvelope(e)));
+      return 1;
+    }
+    if (e instanceof BankError) {
+      const details = e.bankCode ? { bank_code: e.bankCode } : undefined;
+      console.error(JSON.stringify(errorEnvelope(new ApiError("bank_error", e.message, details))));
       return 1;
     }
     if (e instanceof SyntaxError) {
