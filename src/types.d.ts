@@ -3,12 +3,12 @@ declare module "*.sql" {
   export default text;
 }
 
-// Files of pinned packages built into the binary as text (the API reference's assets).
+// Files of pinned packages built into the binary, imported as their paths (the API reference's assets).
 declare module "swagger-ui-dist/*.js" {
-  const text: string;
-  export default text;
+  const path: string;
+  export default path;
 }
 declare module "swagger-ui-dist/*.css" {
-  const text: string;
-  export default text;
+  const path: string;
+  export default path;
 }

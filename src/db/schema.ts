@@ -205,6 +205,8 @@ export const operations = sqliteTable(
     uin: text("uin"),
     purposeCode: text("purpose_code"),
     priority: text("priority"),
+    // JSON of the budget-payment fields (formats/types.ts BudgetFields); null on other documents.
+    budgetFields: text("budget_fields"),
   },
   (t) => [
     uniqueIndex("operations_account_op_uq").on(t.bankAccountId, t.operationId),

@@ -35,6 +35,29 @@ export interface Party {
 /** A party as flat row columns with a prefix: `PartyColumns<"payee">` is payee_name, payee_inn, … */
 export type PartyColumns<Prefix extends string> = { [K in keyof Party as `${Prefix}_${K}`]: string };
 
+/**
+ * The budget-payment fields of a document (fields 101 and 104–110 of a payment order: taxes,
+ * duties, customs), as the bank gave them; present only on such documents.
+ */
+export interface BudgetFields {
+  /** 101, СтатусСоставителя */
+  originator_status?: string;
+  /** 104, ПоказательКБК */
+  kbk?: string;
+  /** 105, ОКАТО (ОКТМО) */
+  oktmo?: string;
+  /** 106, ПоказательОснования */
+  basis?: string;
+  /** 107, ПоказательПериода */
+  period?: string;
+  /** 108, ПоказательНомера */
+  number?: string;
+  /** 109, ПоказательДаты: YYYY-MM-DD, or the bank's own text ("0") */
+  date?: string;
+  /** 110, ПоказательТипа */
+  type?: string;
+}
+
 export interface StatementOperation {
   operation_id: string;
   /** "credit" = money into the statement account, "debit" = money out. */
@@ -55,4 +78,6 @@ export interface StatementOperation {
   purpose_code?: string | null;
   /** Payment priority (Очередность), "1".."5". */
   priority?: string | null;
+  /** Budget-payment fields, on tax and customs payments only. */
+  budget?: BudgetFields | null;
 }

@@ -1,7 +1,7 @@
 // The rows of the statements tables and the reads over them that both the lifecycle repository
 // and the agent tools' read-only model (mcp/read-model.ts) run: the operation columns and their
 // mapping, the statement list query, the document kinds' order.
-import { DOC_TYPES, type PartyColumns, type StatementOperation } from "../formats/types";
+import { type BudgetFields, DOC_TYPES, type PartyColumns, type StatementOperation } from "../formats/types";
 
 /** An account's last balance as the bank reported it (kopecks). */
 export interface BalanceRow {
@@ -63,12 +63,13 @@ export interface OperationDbRow extends PartyColumns<"payer">, PartyColumns<"pay
   uin: string | null;
   purpose_code: string | null;
   priority: string | null;
+  budget_fields: string | null;
 }
 
 export const OPERATION_COLUMNS = `o.operation_id, o.direction, o.doc_type, o.doc_number, o.doc_date, o.amount, o.currency,
   o.purpose, o.payer_name, o.payer_inn, o.payer_kpp, o.payer_account, o.payer_bank_name, o.payer_bank_bik,
   o.payer_bank_corr_account, o.payee_name, o.payee_inn, o.payee_kpp, o.payee_account, o.payee_bank_name,
-  o.payee_bank_bik, o.payee_bank_corr_account, o.uin, o.purpose_code, o.priority`;
+  o.payee_bank_bik, o.payee_bank_corr_account, o.uin, o.purpose_code, o.priority, o.budget_fields`;
 
 export function operationFromRow(r: OperationDbRow): StatementOperation {
   return {
@@ -101,6 +102,7 @@ export function operationFromRow(r: OperationDbRow): StatementOperation {
     uin: r.uin,
     purpose_code: r.purpose_code,
     priority: r.priority,
+    ...(r.budget_fields === null ? {} : { budget: JSON.parse(r.budget_fields) as BudgetFields }),
   };
 }
 

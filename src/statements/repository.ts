@@ -82,9 +82,9 @@ export class StatementRepository {
       `INSERT OR IGNORE INTO operations (bank_account_id, operation_id, doc_date, direction, doc_type, doc_number,
          amount, currency, purpose, counterparty_inn, payer_name, payer_inn, payer_kpp, payer_account,
          payer_bank_name, payer_bank_bik, payer_bank_corr_account, payee_name, payee_inn, payee_kpp, payee_account,
-         payee_bank_name, payee_bank_bik, payee_bank_corr_account, uin, purpose_code, priority)
+         payee_bank_name, payee_bank_bik, payee_bank_corr_account, uin, purpose_code, priority, budget_fields)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-               ?22, ?23, ?24, ?25, ?26, ?27)`,
+               ?22, ?23, ?24, ?25, ?26, ?27, ?28)`,
     );
     this.storedDocType = sqlite.query<{ doc_type: string }, [string, string]>(
       "SELECT doc_type FROM operations WHERE bank_account_id = ? AND operation_id = ?",
@@ -240,6 +240,7 @@ export class StatementRepository {
             op.uin ?? null,
             op.purpose_code ?? null,
             op.priority ?? null,
+            op.budget ? JSON.stringify(op.budget) : null,
           ).changes;
           if (inserted === 1) docTypes.add(op.doc_type);
           else {

@@ -18,7 +18,11 @@ interface Item {
 
 async function submitted(w: TochkaWorld, accountId: string, number: string) {
   // The payer's bank is Tochka (the file's own payer bank fields say so).
-  const set = { ПлательщикБИК: "044525104", ПлательщикКорсчет: "30101810745374525104", ПлательщикБанк1: "ООО «Банк Точка»" };
+  const set = {
+    ПлательщикБИК: "044525104",
+    ПлательщикКорсчет: "30101810745374525104",
+    ПлательщикБанк1: "ООО «Банк Точка»",
+  };
   const docs = [
     { number: "301", amount: "1500.10", set },
     { number: "302", amount: "0.20", set },
@@ -77,7 +81,8 @@ describe("payments for signing at Tochka", () => {
     const poller = w.t.services.paymentStatusPoller;
     await poller.runOnce();
     const statuses = async () =>
-      (await json<{ items: Item[] }>(await w.t.request("GET", `${IMPORTS}/${importId}`, { token: w.token }))).items;
+      (await json<{ items: Item[] }>(await w.t.request("GET", `${IMPORTS}/${importId}`, { token: w.token })))
+        .items;
     expect((await statuses()).map((i) => i.status)).toEqual(["submitted", "submitted", "submitted"]);
 
     const [first, second, third] = w.fake.payments;
@@ -88,9 +93,14 @@ describe("payments for signing at Tochka", () => {
     await poller.runOnce();
     const items = await statuses();
     expect(items.map((i) => i.status)).toEqual(["signed_and_paid", "rejected", "canceled"]);
-    expect(items[1]!.error).toEqual({ code: "bank_error", message: "Банк отклонил платёж: Недостаточно средств" });
+    expect(items[1]!.error).toEqual({
+      code: "bank_error",
+      message: "Банк отклонил платёж: Недостаточно средств",
+    });
     const audit = w.t.services.database.sqlite
-      .query<{ outcome: string }, []>("SELECT outcome FROM audit_log WHERE action = 'payments.item.status' ORDER BY id")
+      .query<{ outcome: string }, []>(
+        "SELECT outcome FROM audit_log WHERE action = 'payments.item.status' ORDER BY id",
+      )
       .all()
       .map((r) => r.outcome);
     expect(audit).toEqual(["signed_and_paid", "rejected", "canceled"]);
@@ -112,7 +122,13 @@ describe("payments for signing at Tochka", () => {
         code: "400",
         id: "e1",
         message: "Validation error",
-        Errors: [{ errorCode: "Payment.Invalid", message: "Неверный счёт получателя", url: "https://enter.tochka.com" }],
+        Errors: [
+          {
+            errorCode: "Payment.Invalid",
+            message: "Неверный счёт получателя",
+            url: "https://enter.tochka.com",
+          },
+        ],
       },
     });
     const { items } = await submitted(w, account.id, account.number);
@@ -130,7 +146,9 @@ describe("the customer's accounts seen through a login", () => {
     for (const n of others) w.fake.addAccount({ accountId: `${n}/044525104`, openingBalance: 0 });
     const listed = await w.t.admin("GET", `/banks/tochka/accounts?bank_account_id=${first.id}`);
     expect(listed.status).toBe(200);
-    const { accounts } = await json<{ accounts: { account_number: string; bank_account_id: string | null }[] }>(listed);
+    const { accounts } = await json<{
+      accounts: { account_number: string; bank_account_id: string | null }[];
+    }>(listed);
     expect(accounts.map((a) => [a.account_number, a.bank_account_id])).toEqual([
       [first.number, first.id],
       [others[0]!, null],
@@ -145,13 +163,23 @@ describe("the customer's accounts seen through a login", () => {
     const number = "40702810000000000777";
     const bankId = `${number}/044525104`;
     w.fake.addAccount({ accountId: bankId, openingBalance: 0 });
-    const body = { bank_account_id: first.id, accounts: [{ account_number: number, bik: "044525104", alias: "second" }] };
+    const body = {
+      bank_account_id: first.id,
+      accounts: [{ account_number: number, bik: "044525104", alias: "second" }],
+    };
     const added = await w.t.admin("POST", "/banks/tochka/accounts/import", body);
     expect(added.status).toBe(201);
     const view = (await json<{ bank_accounts: Record<string, unknown>[] }>(added)).bank_accounts[0]!;
-    expect(view).toMatchObject({ bank: "tochka", alias: "second", environment: "production", credentials_status: "active" });
+    expect(view).toMatchObject({
+      bank: "tochka",
+      alias: "second",
+      environment: "production",
+      credentials_status: "active",
+    });
     const accounts = w.t.services.accounts;
-    expect(accounts.findById(view.bank_account_id as string)?.connectionId).toBe(accounts.findById(first.id)?.connectionId);
+    expect(accounts.findById(view.bank_account_id as string)?.connectionId).toBe(
+      accounts.findById(first.id)?.connectionId,
+    );
     // The new account works through the same login.
     const res = await w.t.admin("POST", `/bank-accounts/${view.bank_account_id}/balance/refresh`);
     expect(res.status).toBe(200);
@@ -174,7 +202,9 @@ describe("the customer's accounts seen through a login", () => {
     const page = await (await browser.get(`/admin/accounts/${first.id}/discover`)).text();
     expect(page).toContain(number);
     expect(page).toContain(`name="add_${number}_044525104"`);
-    const res = await browser.post(`/admin/accounts/${first.id}/import`, { [`add_${number}_044525104`]: "on" });
+    const res = await browser.post(`/admin/accounts/${first.id}/import`, {
+      [`add_${number}_044525104`]: "on",
+    });
     expect(res.status).toBe(303);
     expect(w.t.services.accounts.findByNumber(number, "044525104")).not.toBeNull();
   });

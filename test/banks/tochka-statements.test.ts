@@ -39,6 +39,22 @@ function expectedJson(tx: FakeTransaction) {
     purpose: tx.description,
     payer: party(tx.debtor),
     payee: party(tx.creditor),
+    ...(tx.taxFields
+      ? {
+          budget: Object.fromEntries(
+            Object.entries({
+              originator_status: tx.taxFields.originatorStatus,
+              kbk: tx.taxFields.kbk,
+              oktmo: tx.taxFields.oktmo,
+              basis: tx.taxFields.base,
+              period: tx.taxFields.field107,
+              number: tx.taxFields.documentNumber,
+              date: tx.taxFields.documentDate,
+              type: tx.taxFields.type,
+            }).filter(([, v]) => v !== undefined),
+          ),
+        }
+      : {}),
   };
 }
 
@@ -93,6 +109,11 @@ describe("statements from Tochka", () => {
     );
     expect(onec.match(/^СекцияДокумент=/gm)).toHaveLength(booked.length);
     expect(onec).toContain(`РасчСчет=${account.number}`);
+    // Tax payments carry their budget fields into the 1C file (fields 101, 104–110).
+    const taxed = booked.filter((tx) => tx.taxFields?.kbk);
+    expect(taxed.length).toBeGreaterThan(0);
+    for (const tx of taxed) expect(onec).toContain(`ПоказательКБК=${tx.taxFields!.kbk}\r\n`);
+    expect(onec.match(/^СтатусСоставителя=/gm)?.length).toBe(booked.filter((tx) => tx.taxFields).length);
 
     // Every call went to the production base with the customer's JWT.
     const api = w.fake.requests.filter((r) => r.base !== "auth");

@@ -91,8 +91,16 @@ describe("migration 0004 (prefix indexes)", () => {
     const before0004 = embeddedMigrations.findIndex((m) => m.tag.startsWith("0004_"));
     migrate(b.db, embeddedMigrationMeta().slice(0, before0004));
     b.sqlite.exec(`ATTACH '${join(dir, "a.db")}' AS a`);
+    // The columns that release had (later migrations added more).
+    const opColumns = b.sqlite
+      .query<{ name: string }, []>("SELECT name FROM pragma_table_info('operations')")
+      .all()
+      .map((c) => c.name)
+      .join(", ");
     const copy = (where: string) =>
-      b.sqlite.exec(`INSERT INTO operations SELECT * FROM a.operations WHERE ${where}`);
+      b.sqlite.exec(
+        `INSERT INTO operations (${opColumns}) SELECT ${opColumns} FROM a.operations WHERE ${where}`,
+      );
     b.sqlite.exec("INSERT INTO companies SELECT * FROM a.companies");
     const accountColumns =
       "id, company_id, bank, account_number, bik, currency, alias, sandbox_ops_per_day, sandbox_opening_balance, created_at";

@@ -97,6 +97,22 @@ const operation = fc.record({
   uin: fc.option(text(25), { nil: null }),
   purpose_code: fc.option(text(2), { nil: null }),
   priority: fc.option(text(2), { nil: null }),
+  budget: fc.option(
+    fc.record(
+      {
+        originator_status: text(2),
+        kbk: text(20),
+        oktmo: text(11),
+        basis: text(2),
+        period: text(10),
+        number: text(15),
+        date: fc.oneof(fc.constant("2026-10-05"), text(10)),
+        type: text(2),
+      },
+      { requiredKeys: [] },
+    ),
+    { nil: null, freq: 4 },
+  ),
 });
 const operations = fc
   .array(operation, { minLength: 1, maxLength: 25 })

@@ -4,7 +4,7 @@
 // checked against the bank's balances before anything is stored.
 import { createHash } from "node:crypto";
 import { formatKopecks, parseAmountToKopecks, parseSignedAmountToKopecks } from "../../formats/money";
-import type { DocType, Party, StatementOperation } from "../../formats/types";
+import type { BudgetFields, DocType, Party, StatementOperation } from "../../formats/types";
 import type { ReadyStatement, StatementPollResult } from "../adapter";
 
 export interface TochkaParty {
@@ -136,7 +136,6 @@ function toOperation(
       `Сумма операции ${t.documentNumber ?? ""} не выражается в копейках: ${String(t.Amount?.amount)}`,
     );
   }
-  const tax = t.TaxFields ?? {};
   return {
     operation_id: operationIdOf(accountId, t, seen),
     direction: t.creditDebitIndicator === "Credit" ? "credit" : "debit",
@@ -148,9 +147,29 @@ function toOperation(
     purpose: t.description ?? "",
     payer: party(t.DebtorParty, t.DebtorAccount, t.DebtorAgent),
     payee: party(t.CreditorParty, t.CreditorAccount, t.CreditorAgent),
-    // УИН of a budget payment, when the bank gives one among the tax fields.
-    uin: typeof tax.uin === "string" ? tax.uin : null,
+    budget: budgetFields(t.TaxFields),
   };
+}
+
+/** The bank's TaxFields as the document's budget-payment fields; null when it gave none. */
+function budgetFields(tax: Record<string, unknown> | undefined): BudgetFields | null {
+  if (!tax) return null;
+  const text = (v: unknown) =>
+    typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : undefined;
+  const fields: BudgetFields = {
+    originator_status: text(tax.originatorStatus),
+    kbk: text(tax.kbk),
+    oktmo: text(tax.oktmo),
+    basis: text(tax.base),
+    period: text(tax.field107),
+    number: text(tax.documentNumber),
+    date: text(tax.documentDate),
+    type: text(tax.type),
+  };
+  const present = Object.fromEntries(
+    Object.entries(fields).filter(([, v]) => v !== undefined),
+  ) as BudgetFields;
+  return Object.keys(present).length > 0 ? present : null;
 }
 
 /**

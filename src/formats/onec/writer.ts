@@ -204,8 +204,22 @@ export function writeStatementDocumentFields(
   } else {
     field("НазначениеПлатежа", op.purpose);
   }
+  const budget = op.budget;
+  if (budget) field("СтатусСоставителя", budget.originator_status ?? "");
   field("ПлательщикКПП", op.payer.kpp);
   field("ПолучательКПП", op.payee.kpp);
+  if (budget) {
+    field("ПоказательКБК", budget.kbk ?? "");
+    field("ОКАТО", budget.oktmo ?? "");
+    field("ПоказательОснования", budget.basis ?? "");
+    field("ПоказательПериода", budget.period ?? "");
+    field("ПоказательНомера", budget.number ?? "");
+    field(
+      "ПоказательДаты",
+      budget.date && /^\d{4}-\d{2}-\d{2}$/.test(budget.date) ? isoToRu(budget.date) : (budget.date ?? ""),
+    );
+    field("ПоказательТипа", budget.type ?? "");
+  }
   field("Очередность", op.priority ?? "");
 }
 

@@ -66,6 +66,8 @@ export function operationJson(op: StatementOperation) {
     purpose: op.purpose,
     payer: { ...op.payer },
     payee: { ...op.payee },
+    // Only tax and customs payments carry it: other operations have no "budget" key.
+    ...(op.budget ? { budget: { ...op.budget } } : {}),
   };
 }
 

@@ -103,6 +103,8 @@ function buildOneCDocumentSql(version: OneCVersion): OneCDocumentSql {
     "date(o.doc_date) IS o.doc_date",
     "o.doc_date >= '0001'",
     `o.doc_type IN (${Object.keys(ONEC_DOC_KINDS).map(quote).join(", ")})`,
+    // Budget-payment fields (a few tax and customs payments) are written by the field writer.
+    "o.budget_fields IS NULL",
   ].join(" AND ");
   return { expression: `CASE WHEN ${writable} THEN concat(${args.join(", ")}) END`, lines };
 }

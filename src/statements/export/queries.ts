@@ -63,11 +63,13 @@ export class ExportQueries {
     const party = (p: string) =>
       `json_object('name', o.${p}_name, 'inn', o.${p}_inn, 'kpp', o.${p}_kpp, 'account', o.${p}_account,
          'bank_name', o.${p}_bank_name, 'bank_bik', o.${p}_bank_bik, 'bank_corr_account', o.${p}_bank_corr_account)`;
-    this.opsJsonPage = sqlite.query<{ seq: number; json: string }, [string, string, number, number]>(
-      `SELECT so.seq, json_object('operation_id', o.operation_id, 'direction', o.direction, 'doc_type', o.doc_type,
+    const fields = `'operation_id', o.operation_id, 'direction', o.direction, 'doc_type', o.doc_type,
               'doc_number', o.doc_number, 'doc_date', o.doc_date,
               'amount', CASE WHEN o.amount % 100 = 0 THEN o.amount / 100 ELSE o.amount / 100.0 END,
-              'currency', o.currency, 'purpose', o.purpose, 'payer', ${party("payer")}, 'payee', ${party("payee")}) AS json
+              'currency', o.currency, 'purpose', o.purpose, 'payer', ${party("payer")}, 'payee', ${party("payee")}`;
+    this.opsJsonPage = sqlite.query<{ seq: number; json: string }, [string, string, number, number]>(
+      `SELECT so.seq, CASE WHEN o.budget_fields IS NULL THEN json_object(${fields})
+              ELSE json_object(${fields}, 'budget', json(o.budget_fields)) END AS json
          FROM statement_operations so
          JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
         WHERE so.statement_id = ? AND so.seq > ? AND so.seq <= ?

@@ -1,0 +1,1 @@
+ALTER TABLE `operations` ADD `budget_fields` text;
