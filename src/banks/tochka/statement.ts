@@ -179,11 +179,20 @@ function budgetFields(tax: Record<string, unknown> | undefined): BudgetFields | 
  */
 export function readyStatement(accountId: string, pages: TochkaStatement[]): ReadyStatement {
   const first = pages[0]!;
-  const opening = kopecks(first.startDateBalance, true);
-  const closing = kopecks(pages[pages.length - 1]!.endDateBalance ?? first.endDateBalance, true);
-  if (opening === null || closing === null) {
-    throw new StatementRejected("bank_error", "В выписке банка нет остатков на начало и конец периода");
-  }
+  const balance = (value: number | undefined, which: string): number => {
+    if (value === undefined)
+      throw new StatementRejected("bank_error", `В выписке банка нет остатка на ${which}`);
+    const k = kopecks(value, true);
+    if (k === null) {
+      throw new StatementRejected(
+        "bank_error",
+        `Остаток на ${which} не выражается в копейках: ${String(value)}`,
+      );
+    }
+    return k;
+  };
+  const opening = balance(first.startDateBalance, "начало периода");
+  const closing = balance(pages[pages.length - 1]!.endDateBalance ?? first.endDateBalance, "конец периода");
   const seen = new Map<string, number>();
   const operations: StatementOperation[] = [];
   let credit = 0;
