@@ -30,6 +30,7 @@ import {
   orderRequest,
   orderStatement,
   pollRequests,
+  statelessCallRequests,
 } from "./lib/svc";
 import { BENCH_DIR, runWrk, type WrkResult, writeRequests } from "./lib/wrk";
 
@@ -195,6 +196,14 @@ async function httpSection() {
     const auditBefore = countRows(svc.dbPath, "audit_log");
     const restResult = await bench("svc REST poll", server.url, restFile);
     const mcpResult = await bench("svc MCP get_balance", server.url, mcpFile);
+    // The same call in the stateless revision: it must not be slower than the session's.
+    const statelessFile = join(work, "mcp-stateless.req");
+    writeRequests(statelessFile, host, statelessCallRequests(agents, accountId));
+    const statelessResult = await bench(
+      "svc MCP get_balance, stateless (2026-07-28)",
+      server.url,
+      statelessFile,
+    );
     const audited = countRows(svc.dbPath, "audit_log") - auditBefore;
     const rssAfter = memoryOf(server.proc.pid);
 
@@ -236,6 +245,7 @@ async function httpSection() {
       raw_bun_serve: rawResult,
       svc_rest_poll: restResult,
       svc_mcp_get_balance: mcpResult,
+      svc_mcp_get_balance_stateless: statelessResult,
       peer_sdk_express: peerResult,
       bare_elysia_route: elysiaResult,
       ratios: {
@@ -243,6 +253,7 @@ async function httpSection() {
         mcp_over_raw: round(mcpShare, 3),
         mcp_over_peer: round(mcpVsPeer, 2),
         mcp_over_bare_elysia: round(mcpResult.rps / elysiaResult.rps, 3),
+        stateless_over_session: round(statelessResult.rps / mcpResult.rps, 3),
         rest_over_bare_elysia: round(restResult.rps / elysiaResult.rps, 3),
       },
       mcp_audit_rows_written: audited,
@@ -255,6 +266,12 @@ async function httpSection() {
         met: mcpShare >= 0.35,
       },
       { target: "MCP tools/call >= 10x the peer", value: `${round(mcpVsPeer, 2)}x`, met: mcpVsPeer >= 10 },
+      {
+        target: "stateless tools/call (2026-07-28) not slower than the session's",
+        value: `${Math.round(statelessResult.rps)} vs ${Math.round(mcpResult.rps)} req/s`,
+        // Two wrk runs of the same server differ by a few per cent: "slower" means beyond that.
+        met: statelessResult.rps >= mcpResult.rps * 0.95,
+      },
       {
         target: `MCP tools/call p99 < 5 ms at ${CONNECTIONS} connections`,
         value: `${mcpResult.p99_ms} ms`,
@@ -866,6 +883,7 @@ function table(): string {
       ["raw_bun_serve", "raw Bun.serve (floor)"],
       ["svc_rest_poll", "svc REST poll"],
       ["svc_mcp_get_balance", "svc MCP get_balance"],
+      ["svc_mcp_get_balance_stateless", "svc MCP get_balance, stateless (2026-07-28)"],
       ["peer_sdk_express", "peer: MCP SDK + Express (Node)"],
       ["bare_elysia_route", "bare Elysia route (reference)"],
     ] as const) {

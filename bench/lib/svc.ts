@@ -171,6 +171,41 @@ export function agentCallRequests(
   }));
 }
 
+/** The same get_balance call in the stateless revision (2026-07-28): no session, `_meta` and
+ *  the routing headers instead. */
+export function statelessCallRequests(
+  tokens: { token: string }[],
+  accountId: string,
+  path = "/api/v1/mcp",
+): RawRequest[] {
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: {
+      name: "get_balance",
+      arguments: { bank_account_id: accountId },
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
+  });
+  return tokens.map((t) => ({
+    method: "POST",
+    path,
+    headers: {
+      Authorization: `Bearer ${t.token}`,
+      "Content-Type": "application/json",
+      Accept: MCP_ACCEPT,
+      "MCP-Protocol-Version": "2026-07-28",
+      "Mcp-Method": "tools/call",
+      "Mcp-Name": "get_balance",
+    },
+    body,
+  }));
+}
+
 /** One statement poll per integration token, each for its own statement. */
 export function pollRequests(tokens: { token: string }[], statementIds: string[]): RawRequest[] {
   return tokens.map((t, i) => ({

@@ -208,6 +208,7 @@ const AuditEntrySchema = Type.Object({
   request_id: NullableString,
   ip: NullableString,
   transport: NullableString,
+  protocol_revision: NullableString,
 });
 export const AuditPageSchema = Type.Object({
   entries: Type.Array(AuditEntrySchema),

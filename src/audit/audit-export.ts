@@ -20,6 +20,7 @@ const COLUMNS = [
   "request_id",
   "ip",
   "transport",
+  "protocol_revision",
 ] as const;
 
 type Row = Record<(typeof COLUMNS)[number], string | number | null>;

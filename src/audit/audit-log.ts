@@ -17,6 +17,8 @@ export interface AuditEntryInput {
   requestId?: string | null;
   ip?: string | null;
   transport?: "http" | "stdio" | null;
+  /** The agent protocol revision of the request (agent entries only). */
+  protocolRevision?: string | null;
 }
 
 export interface AuditEntry {
@@ -34,6 +36,7 @@ export interface AuditEntry {
   request_id: string | null;
   ip: string | null;
   transport: string | null;
+  protocol_revision: string | null;
 }
 
 export interface AuditQuery {
@@ -86,9 +89,9 @@ export class AuditLog {
     );
     this.insertStmt = sqlite.query(
       `INSERT INTO audit_log (at, actor, api_token_id, mcp_session_id, action, tool, target, arguments, outcome,
-                              duration_ms, request_id, ip, transport)
+                              duration_ms, request_id, ip, transport, protocol_revision)
        VALUES ($at, $actor, $apiTokenId, $mcpSessionId, $action, $tool, $target, $arguments, $outcome,
-               $durationMs, $requestId, $ip, $transport)`,
+               $durationMs, $requestId, $ip, $transport, $protocolRevision)`,
     );
   }
 
@@ -108,6 +111,7 @@ export class AuditLog {
       requestId: e.requestId ?? null,
       ip: e.ip ?? null,
       transport: e.transport ?? null,
+      protocolRevision: e.protocolRevision ?? null,
     });
   }
 
@@ -193,7 +197,7 @@ export class AuditLog {
   /** `byRowid`: read the rowid range only (a block is at most 4096 rows; no index can do better). */
   private select(where: string[], params: Record<string, string | number>, byRowid = false): AuditEntry[] {
     const sql = `SELECT id, at, actor, api_token_id, mcp_session_id, action, tool, target, arguments, outcome,
-                        duration_ms, request_id, ip, transport
+                        duration_ms, request_id, ip, transport, protocol_revision
                    FROM audit_log ${byRowid ? "NOT INDEXED" : ""} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
                   ORDER BY id DESC LIMIT $limit`;
     return this.sqlite

@@ -13,6 +13,7 @@ import m9 from "../../migrations/0009_one_account_per_number.sql" with { type: "
 import m10 from "../../migrations/0010_tochka_connections.sql" with { type: "text" };
 import m11 from "../../migrations/0011_account_credentials_moved.sql" with { type: "text" };
 import m12 from "../../migrations/0012_operations_budget_fields.sql" with { type: "text" };
+import m13 from "../../migrations/0013_audit_protocol_revision.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_foundation", when: 1795305559428, breakpoints: true, sql: m0 },
@@ -28,4 +29,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0010_tochka_connections", when: 1795611253363, breakpoints: true, sql: m10 },
   { tag: "0011_account_credentials_moved", when: 1795611258223, breakpoints: true, sql: m11 },
   { tag: "0012_operations_budget_fields", when: 1795612994886, breakpoints: true, sql: m12 },
+  { tag: "0013_audit_protocol_revision", when: 1795613853632, breakpoints: true, sql: m13 },
 ];

@@ -122,6 +122,8 @@ export const auditLog = sqliteTable(
     requestId: text("request_id"),
     ip: text("ip"),
     transport: text("transport"),
+    // The agent protocol revision a request was made in (2026-07-28, 2025-11-25, …).
+    protocolRevision: text("protocol_revision"),
   },
   (t) => [
     index("audit_log_at_idx").on(t.at),

@@ -51,6 +51,7 @@ export async function writeAgentAudit(
       requestId: state.requestId,
       ip: state.clientIp,
       transport,
+      protocolRevision: f.revision ?? "2025-11-25",
     });
     deps.metrics?.agentCall(metricTool(f.action), f.outcome, f.revision ?? "2025-11-25");
   } catch (e) {

@@ -1,5 +1,7 @@
 // Wiring of the agent interface: the read-only connection, sessions, the sweeper, the tool registry.
+
 import type { Database } from "bun:sqlite";
+import { createHmac, randomBytes } from "node:crypto";
 import type { AccessPolicy } from "../auth/access-policy";
 import type { Config } from "../config";
 import type { Clock } from "../core/clock";
@@ -11,6 +13,16 @@ import { McpReadModel } from "./read-model";
 import { SessionManager, type SessionStore, SessionSweeper, SqliteSessionStore } from "./sessions";
 import { createToolRegistry } from "./tools";
 import type { ToolRegistry } from "./tools/registry";
+import { CursorSigner } from "./views";
+
+/**
+ * The paging cursors' key: derived from SVC_SECRET_KEY (or the key file beside the database), so
+ * every process on the database reads every cursor; without one, a key of this process only.
+ */
+function cursorKey(secretKey: Uint8Array | null): Uint8Array {
+  if (secretKey === null) return randomBytes(32);
+  return createHmac("sha256", secretKey).update("svc agent paging cursors").digest();
+}
 
 export { type RelayRouteDeps, relayRoutes } from "./relay-routes";
 export { type McpRouteDeps, mcpRoutes } from "./routes";
@@ -27,7 +39,10 @@ export interface McpServices {
 }
 
 export function createMcpServices(deps: {
-  config: Pick<Config, "dbPath" | "sessionTtlSeconds" | "sessionSweepIntervalMs" | "balanceStaleSeconds">;
+  config: Pick<
+    Config,
+    "dbPath" | "sessionTtlSeconds" | "sessionSweepIntervalMs" | "balanceStaleSeconds" | "secretKey"
+  >;
   sqlite: Database;
   /** Other connections' commits, for the sessions and balances kept in memory. */
   changes: ExternalChanges;
@@ -46,6 +61,7 @@ export function createMcpServices(deps: {
     access: deps.access,
     clock,
     balanceStaleSeconds: config.balanceStaleSeconds,
+    cursors: new CursorSigner(cursorKey(config.secretKey)),
   });
   return {
     readDb,

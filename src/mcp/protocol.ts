@@ -14,13 +14,31 @@ export function negotiateProtocolVersion(requested: unknown): ProtocolVersion {
   return isSupportedProtocolVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
 }
 
+/** The stateless revision: every request carries its version and capabilities in `_meta`. */
+export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"] as const;
+/** What server/discover and the -32022 error list: the modern revision and the newest session one. */
+export const ADVERTISED_PROTOCOL_VERSIONS = [...MODERN_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION];
+
+export function isModernProtocolVersion(value: unknown): boolean {
+  return typeof value === "string" && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(value);
+}
+
 export const RPC_PARSE_ERROR = -32700;
 export const RPC_INVALID_REQUEST = -32600;
 export const RPC_METHOD_NOT_FOUND = -32601;
 export const RPC_INVALID_PARAMS = -32602;
 export const RPC_INTERNAL_ERROR = -32603;
+/** 2026-07-28: a routing header (MCP-Protocol-Version, Mcp-Method, Mcp-Name) differs from the body. */
+export const RPC_HEADER_MISMATCH = -32020;
+/** 2026-07-28: the request needs a client capability the request did not declare. */
+const RPC_MISSING_CAPABILITY = -32021;
+/** 2026-07-28: the protocol version in `_meta` is not one this server speaks. */
+export const RPC_UNSUPPORTED_VERSION = -32022;
 
 export type RpcErrorCode =
+  | typeof RPC_HEADER_MISMATCH
+  | typeof RPC_MISSING_CAPABILITY
+  | typeof RPC_UNSUPPORTED_VERSION
   | typeof RPC_PARSE_ERROR
   | typeof RPC_INVALID_REQUEST
   | typeof RPC_METHOD_NOT_FOUND
@@ -29,7 +47,8 @@ export type RpcErrorCode =
 
 export type RpcId = string | number | null;
 
-/** A JSON-RPC error to be answered in the body of an HTTP 200 response. */
+/** A JSON-RPC error, answered in the body (HTTP 200 in sessions; the 2026-07-28 revision gives
+ *  some of them an HTTP status of their own, see modern.ts). */
 export class RpcError extends Error {
   constructor(
     readonly code: RpcErrorCode,

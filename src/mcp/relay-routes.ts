@@ -16,6 +16,7 @@ import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { type RequestState, withRequestState } from "../http/request-state";
 import { authenticateRequest } from "../http/token-auth";
 import { AgentAuditFailed, type AgentAuditFields, writeAgentAudit } from "./audit";
+import { isModernProtocolVersion, isSupportedProtocolVersion } from "./protocol";
 import { MCP_PATH } from "./routes";
 import { callTool, listTools, type ToolRegistry } from "./tools/registry";
 
@@ -67,6 +68,12 @@ export function relayRoutes(deps: RelayRouteDeps) {
     }
   }
 
+  /** The agent host's protocol revision as the relay passes it on (MCP-Protocol-Version), if known. */
+  function hostRevision(request: Request): string | undefined {
+    const version = request.headers.get("mcp-protocol-version")?.trim();
+    return isSupportedProtocolVersion(version) || isModernProtocolVersion(version) ? version : undefined;
+  }
+
   function parseArguments(body: unknown): Record<string, unknown> {
     if (isInvalidBody(body)) throw invalidRequestBody();
     if (body === undefined || body === null || body === "") return {};
@@ -89,7 +96,12 @@ export function relayRoutes(deps: RelayRouteDeps) {
       async ({ request, requestState: state, set }) => {
         const { principal, sessionId } = authenticate(request, state, set.headers as Headers);
         const tools = listTools(deps.tools);
-        await audit(state, principal, { action: "mcp.tools_list", outcome: "ok", sessionId });
+        await audit(state, principal, {
+          action: "mcp.tools_list",
+          outcome: "ok",
+          sessionId,
+          revision: hostRevision(request),
+        });
         return { tools };
       },
       {
@@ -115,6 +127,7 @@ export function relayRoutes(deps: RelayRouteDeps) {
             arguments: args,
             outcome: "not_found",
             sessionId,
+            revision: hostRevision(request),
           });
           throw new ApiError("not_found", `Неизвестный инструмент: ${name}`, { tool: name });
         }
@@ -124,6 +137,7 @@ export function relayRoutes(deps: RelayRouteDeps) {
           arguments: args,
           outcome: outcome.outcome,
           sessionId,
+          revision: hostRevision(request),
         });
         return outcome.result;
       },

@@ -21,10 +21,19 @@ import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { type RequestState, withRequestState } from "../http/request-state";
 import { authenticateRequest } from "../http/token-auth";
 import { AgentAuditFailed, type AgentAuditFields, writeAgentAudit } from "./audit";
+import {
+  checkModernRequest,
+  discoverResult,
+  isModernRequest,
+  LIST_TTL_MS,
+  ModernRpcError,
+  modernResult,
+} from "./modern";
 import { createOriginPolicy } from "./origin";
 import {
   isNotification,
   isSupportedProtocolVersion,
+  MODERN_PROTOCOL_VERSIONS,
   negotiateProtocolVersion,
   parseRpcMessage,
   parseToolCallParams,
@@ -90,6 +99,11 @@ export function mcpRoutes(deps: McpRouteDeps) {
       throw e;
     }
     checkOrigin();
+    return principal;
+  }
+
+  /** A session request's MCP-Protocol-Version header, if any, must name a session revision. */
+  function checkSessionVersionHeader(request: Request): void {
     const version = request.headers.get("mcp-protocol-version");
     if (version !== null && !isSupportedProtocolVersion(version)) {
       throw validationError(
@@ -98,8 +112,9 @@ export function mcpRoutes(deps: McpRouteDeps) {
         { supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
       );
     }
-    return principal;
   }
+
+  const serverInfo = { name: "svc", version: deps.version };
 
   const audit = (state: RequestState, principal: Principal, f: AgentAuditFields) =>
     writeAgentAudit(deps, "http", state, principal, f);
@@ -111,6 +126,10 @@ export function mcpRoutes(deps: McpRouteDeps) {
     headers: Headers,
   ): Promise<unknown> {
     const principal = authenticate(request, state, headers);
+    if (isModernRequest(body, request.headers.get("mcp-protocol-version"))) {
+      return handleModern(request, state, principal, body);
+    }
+    checkSessionVersionHeader(request);
 
     // Anything that fails before a session is known is audited without one.
     const fail = async (
@@ -152,8 +171,11 @@ export function mcpRoutes(deps: McpRouteDeps) {
     }
 
     let sessionId: string;
+    let sessionRevision: string;
     try {
-      sessionId = (await deps.sessions.validate(request.headers.get("mcp-session-id"), principal.tokenId)).id;
+      const session = await deps.sessions.validate(request.headers.get("mcp-session-id"), principal.tokenId);
+      sessionId = session.id;
+      sessionRevision = session.protocolVersion;
     } catch (e) {
       if (e instanceof RpcError) return fail(id, e, message.method);
       throw e;
@@ -165,6 +187,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
         arguments: message.params,
         outcome: "ok",
         sessionId,
+        revision: sessionRevision,
       });
       // set.headers (request id, rate limit) are merged into a returned Response.
       return new Response(null, { status: 202 });
@@ -172,15 +195,25 @@ export function mcpRoutes(deps: McpRouteDeps) {
 
     switch (message.method) {
       case "ping":
-        await audit(state, principal, { action: "mcp.ping", outcome: "ok", sessionId });
+        await audit(state, principal, {
+          action: "mcp.ping",
+          outcome: "ok",
+          sessionId,
+          revision: sessionRevision,
+        });
         return rpcResult(id, {});
       case "tools/list": {
         const tools = listTools(deps.tools);
-        await audit(state, principal, { action: "mcp.tools_list", outcome: "ok", sessionId });
+        await audit(state, principal, {
+          action: "mcp.tools_list",
+          outcome: "ok",
+          sessionId,
+          revision: sessionRevision,
+        });
         return rpcResult(id, { tools });
       }
       case "tools/call":
-        return toolsCall(state, principal, id, message.params, sessionId, fail);
+        return toolsCall(state, principal, id, message.params, { sessionId, sessionRevision }, fail);
       default:
         return fail(
           id,
@@ -216,6 +249,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
         arguments: { protocolVersion: p.protocolVersion, clientInfo: p.clientInfo },
         outcome: "ok",
         sessionId: session.id,
+        revision: protocolVersion,
       });
     } catch (e) {
       // Unaudited, the session must not be usable.
@@ -231,14 +265,17 @@ export function mcpRoutes(deps: McpRouteDeps) {
     });
   }
 
+  /** tools/call in either revision: a session's (legacy) or a stateless one's (`modern`). */
   async function toolsCall(
     state: RequestState,
     principal: Principal,
     id: RpcId,
     params: unknown,
-    sessionId: string,
+    via: { sessionId: string | null; revision?: string; sessionRevision?: string },
     fail: (id: RpcId, e: RpcError, method: string | null, sessionId: string | null) => Promise<unknown>,
   ) {
+    const { sessionId, revision } = via;
+    const audited = revision ?? via.sessionRevision;
     let call: { name: string; arguments: Record<string, unknown> };
     try {
       call = parseToolCallParams(params);
@@ -248,14 +285,17 @@ export function mcpRoutes(deps: McpRouteDeps) {
     }
     const outcome = callTool(deps.tools, { principal }, call.name, call.arguments);
     if (!outcome.found) {
+      // Sessions answer an unknown tool -32601 (as ever); the stateless revision -32602, as its SDK does.
+      const code = revision ? RPC_INVALID_PARAMS : RPC_METHOD_NOT_FOUND;
       await audit(state, principal, {
         action: "mcp.tools_call",
         tool: call.name,
         arguments: call.arguments,
-        outcome: String(RPC_METHOD_NOT_FOUND),
+        outcome: String(code),
         sessionId,
+        revision: audited,
       });
-      return rpcFailure(id, new RpcError(RPC_METHOD_NOT_FOUND, `Unknown tool: ${call.name}`));
+      return rpcFailure(id, new RpcError(code, `Unknown tool: ${call.name}`));
     }
     await audit(state, principal, {
       action: `mcp.${call.name}`,
@@ -263,8 +303,85 @@ export function mcpRoutes(deps: McpRouteDeps) {
       arguments: call.arguments,
       outcome: outcome.outcome,
       sessionId,
+      revision: audited,
     });
-    return rpcResult(id, outcome.result);
+    return rpcResult(id, revision ? modernResult(outcome.result, serverInfo) : outcome.result);
+  }
+
+  /**
+   * A request of the stateless revision (2026-07-28): no session; the revision's checks and
+   * errors (with their HTTP statuses); server/discover, tools/list, tools/call.
+   */
+  async function handleModern(
+    request: Request,
+    state: RequestState,
+    principal: Principal,
+    body: unknown,
+  ): Promise<unknown> {
+    const revision = MODERN_PROTOCOL_VERSIONS[0];
+    const fail = async (id: RpcId, error: RpcError, method: string | null, status?: number) => {
+      await audit(state, principal, {
+        action: method === null ? "mcp.request" : actionFor(method),
+        arguments: method === null ? undefined : { method },
+        outcome: String(error.code),
+        sessionId: null,
+        revision,
+      });
+      const httpStatus = status ?? (error instanceof ModernRpcError ? error.httpStatus : 200);
+      return Response.json(rpcFailure(id, error), { status: httpStatus });
+    };
+    if (body === null || body === undefined || isInvalidBody(body)) {
+      return fail(null, new RpcError(RPC_PARSE_ERROR, "Parse error: the body is not valid JSON"), null, 400);
+    }
+    let message: RpcRequest;
+    try {
+      message = parseRpcMessage(body);
+    } catch (e) {
+      if (e instanceof RpcError) return fail(salvageId(body), e, null, 400);
+      throw e;
+    }
+    const id: RpcId = message.id ?? null;
+    try {
+      checkModernRequest(message, request.headers);
+    } catch (e) {
+      if (e instanceof ModernRpcError) return fail(id, e, message.method);
+      throw e;
+    }
+    if (isNotification(message)) {
+      await audit(state, principal, {
+        action: `mcp.notification.${message.method.replace(/^notifications\//, "")}`,
+        outcome: "ok",
+        sessionId: null,
+        revision,
+      });
+      return new Response(null, { status: 202 });
+    }
+    switch (message.method) {
+      case "server/discover":
+        await audit(state, principal, { action: "mcp.discover", outcome: "ok", sessionId: null, revision });
+        return rpcResult(
+          id,
+          modernResult(discoverResult(SERVER_INSTRUCTIONS), serverInfo, { ttlMs: LIST_TTL_MS }),
+        );
+      case "tools/list":
+        await audit(state, principal, { action: "mcp.tools_list", outcome: "ok", sessionId: null, revision });
+        return rpcResult(
+          id,
+          modernResult({ tools: listTools(deps.tools) }, serverInfo, { ttlMs: LIST_TTL_MS }),
+        );
+      case "tools/call":
+        return toolsCall(state, principal, id, message.params, { sessionId: null, revision }, (i, e, m) =>
+          fail(i, e, m),
+        );
+      default:
+        // Unknown, or gone in this revision (initialize, ping, logging/setLevel, subscriptions).
+        return fail(
+          id,
+          new RpcError(RPC_METHOD_NOT_FOUND, "Method not found", { method: message.method }),
+          message.method,
+          404,
+        );
+    }
   }
 
   return new Elysia({ name: "mcp-endpoint" })
@@ -308,9 +425,12 @@ export function mcpRoutes(deps: McpRouteDeps) {
           ],
           {
             description:
-              "One JSON-RPC message per request: initialize, notifications, ping, tools/list, tools/call. " +
-              "JSON-RPC errors come with HTTP 200; notifications get 202 with an empty body. " +
-              "Mcp-Session-Id is required on everything but initialize.",
+              "One JSON-RPC message per request, in either revision. Sessions (2025-11-25 and earlier): " +
+              "initialize, notifications, ping, tools/list, tools/call; JSON-RPC errors come with HTTP 200; " +
+              "Mcp-Session-Id is required on everything but initialize. Stateless (2026-07-28): every request " +
+              'carries _meta["io.modelcontextprotocol/protocolVersion"] and clientCapabilities, and the ' +
+              "MCP-Protocol-Version, Mcp-Method (and for tools/call Mcp-Name) headers; server/discover, " +
+              "tools/list, tools/call; its errors carry HTTP 400 or 404. Notifications get 202 with an empty body.",
           },
         ),
       },
@@ -320,6 +440,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
       async ({ request, requestState: state, set }) => {
         const headers = set.headers as Headers;
         const principal = authenticate(request, state, headers);
+        checkSessionVersionHeader(request);
         const sessionId = request.headers.get("mcp-session-id");
         if (!sessionId) throw validationError("Mcp-Session-Id", "Нужен заголовок Mcp-Session-Id");
         await deps.sessions.terminate(sessionId, principal.tokenId);
@@ -357,6 +478,8 @@ function actionFor(method: string): string {
       return "mcp.tools_list";
     case "tools/call":
       return "mcp.tools_call";
+    case "server/discover":
+      return "mcp.discover";
     default:
       return method.startsWith("notifications/") ? `mcp.notification.${method.slice(14)}` : "mcp.request";
   }

@@ -2,6 +2,7 @@
 // no correspondent accounts, and no run of 20 digits even inside free text. The TypeBox schemas
 // here are also the tools' output schemas; the statement and balance objects are the REST API's
 // (statements/model.ts).
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { type Static, Type } from "@sinclair/typebox";
 import { maskAccountNumber } from "../formats/mask";
 import { kopecksToJsonNumber } from "../formats/money";
@@ -99,19 +100,44 @@ export const CompanySchema = Type.Object({
   kpp: Type.Union([Type.String(), Type.Null()]),
 });
 
-/** Opaque keyset cursors: base64url of a JSON array of strings. */
-export function encodeCursor(parts: string[]): string {
-  return Buffer.from(JSON.stringify(parts)).toString("base64url");
-}
+/**
+ * Keyset cursors that carry everything needed for the next page and nothing a client may change:
+ * base64url of the JSON key, a dot, and an HMAC of it bound to the tool, the token and the account
+ * (a cursor is no use to another caller or for another account). No session holds them: any
+ * process with the same key reads them, in either protocol revision.
+ */
+export class CursorSigner {
+  constructor(private readonly key: Uint8Array) {}
 
-export function decodeCursor(cursor: string, length: number): string[] | null {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, "base64url").toString()) as unknown;
-    if (Array.isArray(value) && value.length === length && value.every((v) => typeof v === "string")) {
-      return value as string[];
-    }
-  } catch {
-    // falls through
+  private mac(payload: string, scope: string): string {
+    return createHmac("sha256", this.key)
+      .update(`${scope}\n${payload}`)
+      .digest()
+      .subarray(0, 16)
+      .toString("base64url");
   }
-  return null;
+
+  seal(parts: string[], scope: string): string {
+    const payload = Buffer.from(JSON.stringify(parts)).toString("base64url");
+    return `${payload}.${this.mac(payload, scope)}`;
+  }
+
+  /** The key of a cursor this signer sealed for `scope`; null for anything else. */
+  open(cursor: string, scope: string, length: number): string[] | null {
+    const dot = cursor.indexOf(".");
+    if (dot <= 0) return null;
+    const payload = cursor.slice(0, dot);
+    const given = Buffer.from(cursor.slice(dot + 1), "base64url");
+    const expected = Buffer.from(this.mac(payload, scope), "base64url");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    try {
+      const value = JSON.parse(Buffer.from(payload, "base64url").toString()) as unknown;
+      if (Array.isArray(value) && value.length === length && value.every((v) => typeof v === "string")) {
+        return value as string[];
+      }
+    } catch {
+      // falls through
+    }
+    return null;
+  }
 }

@@ -14,7 +14,7 @@ CREATE UNIQUE INDEX `api_tokens_hash_uq` ON `api_tokens` (`token_hash`);
 (no sql: created by SQLite)
 
 -- table audit_log on audit_log
-CREATE TABLE `audit_log` ( `id` integer PRIMARY KEY AUTOINCREMENT NOT NULL, `at` text NOT NULL, `actor` text NOT NULL, `api_token_id` text, `mcp_session_id` text, `action` text NOT NULL, `tool` text, `target` text, `arguments` text, `outcome` text NOT NULL, `duration_ms` integer, `request_id` text, `ip` text, `transport` text );
+CREATE TABLE `audit_log` ( `id` integer PRIMARY KEY AUTOINCREMENT NOT NULL, `at` text NOT NULL, `actor` text NOT NULL, `api_token_id` text, `mcp_session_id` text, `action` text NOT NULL, `tool` text, `target` text, `arguments` text, `outcome` text NOT NULL, `duration_ms` integer, `request_id` text, `ip` text, `transport` text , `protocol_revision` text);
 
 -- index audit_log_action_idx on audit_log
 CREATE INDEX `audit_log_action_idx` ON `audit_log` (`action`,`id`);

@@ -13,17 +13,25 @@ import { type RunningServer, startServer } from "../../src/main";
 const CLI = join(import.meta.dir, "../../node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const BUN = join(import.meta.dir, "../../node_modules/.bin/bun");
 
-// Required by the issue: server-initialize, ping, tools-list. The other two also apply to this
-// server (an Origin check; concurrent POSTs answered with JSON) and pass, so they are kept.
-// Scenarios that do not apply (they call fixture tools, resources, prompts, logging, completion,
-// sampling, elicitation, progress or SSE streams that a tools-only read-only server does not
-// have) are listed in docs/agents.md.
-const SCENARIOS = [
-  "server-initialize",
-  "ping",
-  "tools-list",
-  "dns-rebinding-protection",
-  "server-sse-multiple-streams",
+const EXPECTED_FAILURES = join(import.meta.dir, "../fixtures/conformance-expected-failures.yml");
+
+// Every scenario that applies to a read-only tools server without subscriptions or logging, at
+// both revisions. The others (they call the suite's fixture tools, resources, prompts, logging,
+// completion, sampling, elicitation or progress, which this server does not have) are listed in
+// docs/agents.md, as are the checks of test/fixtures/conformance-expected-failures.yml.
+const SCENARIOS: [specVersion: string, scenario: string][] = [
+  ["2025-11-25", "server-initialize"],
+  ["2025-11-25", "ping"],
+  ["2025-11-25", "tools-list"],
+  ["2025-11-25", "server-sse-multiple-streams"],
+  ["2025-11-25", "server-session-lifecycle"],
+  ["2025-11-25", "dns-rebinding-protection"],
+  ["2026-07-28", "server-stateless"],
+  ["2026-07-28", "tools-list"],
+  ["2026-07-28", "caching"],
+  ["2026-07-28", "http-header-validation"],
+  ["2026-07-28", "server-sse-multiple-streams"],
+  ["2026-07-28", "dns-rebinding-protection"],
 ];
 
 let dir: string;
@@ -80,8 +88,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function runScenario(scenario: string): Promise<{ code: number; output: string }> {
-  const outDir = join(dir, `out-${scenario}`);
+async function runScenario(specVersion: string, scenario: string): Promise<{ code: number; output: string }> {
+  const outDir = join(dir, `out-${specVersion}-${scenario}`);
   const child = Bun.spawn(
     [
       BUN,
@@ -89,8 +97,12 @@ async function runScenario(scenario: string): Promise<{ code: number; output: st
       "server",
       "--url",
       `http://127.0.0.1:${proxy.port}/api/v1/mcp`,
+      "--spec-version",
+      specVersion,
       "--scenario",
       scenario,
+      "--expected-failures",
+      EXPECTED_FAILURES,
       "-o",
       outDir,
     ],
@@ -105,20 +117,18 @@ async function runScenario(scenario: string): Promise<{ code: number; output: st
 }
 
 describe("MCP conformance suite (server mode)", () => {
-  for (const scenario of SCENARIOS) {
-    test(scenario, async () => {
-      const { code, output } = await runScenario(scenario);
+  for (const [specVersion, scenario] of SCENARIOS) {
+    test(`${specVersion} ${scenario}`, async () => {
+      const { code, output } = await runScenario(specVersion, scenario);
       // Print the suite's own report when it does not pass, so the reason is visible in the test log.
       if (process.env.SHOW_CONFORMANCE || code !== 0)
-        console.error(`conformance ${scenario} exited ${code}:\n${output}`);
+        console.error(`conformance ${specVersion} ${scenario} exited ${code}:\n${output}`);
       const summary = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(output);
       expect(summary, "the suite printed no result summary").not.toBeNull();
-      const [, passed, total, failed] = summary ?? [];
+      const [, passed, total] = summary ?? [];
       expect(Number(total)).toBeGreaterThan(0);
-      expect({ passed: Number(passed), failed: Number(failed) }).toEqual({
-        passed: Number(total),
-        failed: 0,
-      });
+      expect(Number(passed)).toBeGreaterThan(0);
+      // 0: nothing failed beyond the expected failures, and none of those passed unexpectedly.
       expect(code).toBe(0);
     });
   }

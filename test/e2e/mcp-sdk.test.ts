@@ -1,26 +1,14 @@
 // The official MCP SDK client against the real server (a listening socket, a temp database file):
 // connect over Streamable HTTP, list exactly six read-only tools, call each one.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { loadConfig } from "../../src/config";
-import { silentLogger } from "../../src/core/logger";
-import { withAccountKey } from "../../src/formats/validators";
-import { type RunningServer, startServer } from "../../src/main";
+import type { RunningServer } from "../../src/main";
+import { type AgentServer, startAgentServer, TOOL_NAMES } from "../helpers/agent-server";
 
-const EXPECTED_TOOLS = [
-  "get_balance",
-  "get_statement",
-  "list_bank_accounts",
-  "list_companies",
-  "list_statements",
-  "search_operations",
-];
+const EXPECTED_TOOLS = TOOL_NAMES;
 
-let dir: string;
+let agent: AgentServer;
 let server: RunningServer;
 let token: string;
 let accountId: string;
@@ -28,48 +16,13 @@ let statementId: string;
 let dateFrom: string;
 let dateTo: string;
 
-function daysBefore(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
-}
-
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "svc-mcp-sdk-"));
-  const config = loadConfig({
-    SVC_DB_PATH: join(dir, "svc.db"),
-    SVC_PORT: "0",
-    SVC_HOST: "127.0.0.1",
-    SVC_SECRET_KEY: Buffer.alloc(32, 3).toString("base64"),
-  });
-  server = await startServer(config, { logger: silentLogger });
-  const { admin, statements, poller } = server.services;
-  const company = admin.createCompany({ name: "ООО Тест", inn: "7719617469" });
-  const account = admin.createBankAccount({
-    company_id: company.company_id,
-    bank: "sandbox",
-    account_number: withAccountKey("40702810900000000042", "044525225"),
-    bik: "044525225",
-  });
-  accountId = account.bank_account_id;
-  const created = admin.createToken({
-    company_id: company.company_id,
-    name: "agent",
-    purpose: "mcp",
-    mode: "test",
-    scope_read_statements: true,
-    accounts: [{ bank_account_id: accountId, allow_read_statements: true }],
-  });
-  token = created.token;
-  dateTo = server.services.today();
-  dateFrom = daysBefore(dateTo, 9);
-  statementId = statements.orderFromUi(accountId, dateFrom, dateTo).statement_id;
-  await poller.idle();
-  await poller.tick();
-  await poller.idle();
+  agent = await startAgentServer({ accountSuffix: "0042" });
+  ({ server, token, accountId, statementId, dateFrom, dateTo } = agent);
 });
 
 afterAll(async () => {
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await agent?.stop();
 });
 
 async function connect(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {

@@ -3,19 +3,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { Client as ClientV2, type VersionNegotiationMode } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { TOOL_NAMES } from "../helpers/agent-server";
 import { BUN, ROOT, type RunningProcess, seedToken, startServe, tempDir } from "../helpers/server";
 
 const RELAY = ["run", join(ROOT, "cli/svc-mcp.ts")];
-const EXPECTED_TOOLS = [
-  "get_balance",
-  "get_statement",
-  "list_bank_accounts",
-  "list_companies",
-  "list_statements",
-  "search_operations",
-];
+const EXPECTED_TOOLS = TOOL_NAMES;
 
 let dir: string;
 let server: RunningProcess;
@@ -281,4 +277,34 @@ describe("svc-mcp relay (compiled by make build)", () => {
     const pkg = (await Bun.file(join(ROOT, "package.json")).json()) as { version: string };
     expect(version.stdout.trim()).toBe(pkg.version);
   }, 30_000);
+});
+
+describe("svc-mcp relay and hosts of the stateless revision (2026-07-28)", () => {
+  for (const [label, mode] of [
+    ["pinned 2026-07-28", { pin: "2026-07-28" }],
+    ["auto", "auto"],
+    ["legacy", "legacy"],
+  ] as [string, VersionNegotiationMode][]) {
+    test(`the SDK v2 client, ${label}: tools listed and called through the relay`, async () => {
+      const transport = new StdioClientTransportV2({
+        command: BUN,
+        args: RELAY,
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "", SVC_API_URL: `${server.url}/api/v1`, SVC_API_TOKEN: token },
+        stderr: "pipe",
+      });
+      const client = new ClientV2({ name: "relay-v2", version: "1" }, { versionNegotiation: { mode } });
+      await client.connect(transport);
+      try {
+        expect(client.getNegotiatedProtocolVersion()).toBe(label === "legacy" ? "2025-11-25" : "2026-07-28");
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name).sort()).toEqual(EXPECTED_TOOLS);
+        const accounts = await client.callTool({ name: "list_bank_accounts", arguments: {} });
+        expect(accounts.isError).toBeFalsy();
+        expect(JSON.stringify(accounts.structuredContent)).toContain(accountId);
+      } finally {
+        await client.close();
+      }
+    });
+  }
 });

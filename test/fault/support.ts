@@ -10,14 +10,7 @@ import { BASE, makeTestApp, type TestApp } from "../helpers/app";
 export const MCP = "/api/v1/mcp";
 export const STATEMENTS = "/api/v1/integration/statements";
 export const IMPORTS = "/api/v1/integration/payments/imports";
-export const TOOL_NAMES = [
-  "list_companies",
-  "list_bank_accounts",
-  "get_balance",
-  "list_statements",
-  "get_statement",
-  "search_operations",
-] as const;
+export { TOOL_NAMES } from "../mcp/helpers";
 
 /** Per-test timeout: property runs and a real server take longer than the default 5 s on a slow machine. */
 export const SLOW = 60_000;

@@ -6,6 +6,16 @@ import { makeTestApp, type TestApp } from "../helpers/app";
 
 export const MCP = "/api/v1/mcp";
 
+/** The six tools, in the order tools/list gives them. */
+export const TOOL_NAMES = [
+  "list_companies",
+  "list_bank_accounts",
+  "get_balance",
+  "list_statements",
+  "get_statement",
+  "search_operations",
+] as const;
+
 export interface RpcResponse {
   jsonrpc: string;
   id: string | number | null;

@@ -12,7 +12,7 @@ import { migrate, openDatabase } from "../../src/db/open";
 import { TOOL_DEFINITIONS } from "../../src/mcp/tools";
 import { listTools, READ_ONLY_ANNOTATIONS } from "../../src/mcp/tools/registry";
 import { makeTestApp } from "../helpers/app";
-import { callTool, initSession, readyStatement } from "./helpers";
+import { callTool, initSession, readyStatement, TOOL_NAMES } from "./helpers";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -23,14 +23,7 @@ describe("the tool registry", () => {
   test("holds exactly the six tools of the contract, each annotated read-only", () => {
     const t = makeTestApp();
     const tools = listTools(t.services.mcp.tools);
-    expect(tools.map((x) => x.name).sort()).toEqual([
-      "get_balance",
-      "get_statement",
-      "list_bank_accounts",
-      "list_companies",
-      "list_statements",
-      "search_operations",
-    ]);
+    expect(tools.map((x) => x.name).sort()).toEqual([...TOOL_NAMES].sort());
     expect(TOOL_DEFINITIONS).toHaveLength(6);
     for (const tool of tools) {
       expect(tool.annotations).toEqual({

@@ -88,7 +88,8 @@ describe("GET /metrics", () => {
     expect(sampleValue(m, "svc_http_request_duration_seconds_count", { route, method: "GET" })).toBe(2);
     expect(sampleValue(m, "svc_agent_calls_total", { tool: "get_balance", outcome: "ok" })).toBe(1);
     expect(sampleValue(m, "svc_agent_calls_total", { tool: "get_balance", outcome: "not_found" })).toBe(1);
-    expect(sampleValue(m, "svc_agent_calls_total", { tool: "initialize", revision: "2025-11-25" })).toBe(1);
+    // The revision is the one the session negotiated (initialize asked for 2025-06-18).
+    expect(sampleValue(m, "svc_agent_calls_total", { tool: "initialize", revision: "2025-06-18" })).toBe(1);
     expect(sampleValue(m, "svc_audit_commit_duration_seconds_count")).toBeGreaterThanOrEqual(1);
     expect(
       sampleValue(m, "svc_bank_calls_total", { bank: "sandbox", kind: "statement_request", outcome: "ok" }),

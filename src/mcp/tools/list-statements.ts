@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { validationError } from "../../core/errors";
 import { StatementPageSchema } from "../../statements/model";
 import { statementView } from "../../statements/views";
-import { decodeCursor, encodeCursor, toolStatementView } from "../views";
+import { toolStatementView } from "../views";
 import { BankAccountId, Cursor } from "./common";
 import type { ToolDefinition } from "./registry";
 
@@ -36,12 +36,13 @@ export const listStatementsTool: ToolDefinition<typeof input, typeof output> = {
     "Use get_statement or search_operations to read operations.",
   inputSchema: input,
   outputSchema: output,
-  handler(args, { principal }, { access, read }) {
+  handler(args, { principal }, { access, read, cursors }) {
     const account = access.account(principal, args.bank_account_id, "read_statements");
     const limit = args.limit ?? LIST_STATEMENTS_DEFAULT_LIMIT;
+    const scope = `list_statements ${principal.tokenId} ${account.id}`;
     let before: { created_at: string; id: string } | undefined;
     if (args.cursor !== undefined) {
-      const parts = decodeCursor(args.cursor, 2);
+      const parts = cursors.open(args.cursor, scope, 2);
       if (!parts) throw validationError("cursor", "cursor: неверный курсор");
       before = { created_at: parts[0]!, id: parts[1]! };
     }
@@ -55,7 +56,7 @@ export const listStatementsTool: ToolDefinition<typeof input, typeof output> = {
     const last = page[page.length - 1];
     return {
       statements: page.map((row) => toolStatementView(statementView(row, account))),
-      next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null,
+      next_cursor: rows.length > limit && last ? cursors.seal([last.created_at, last.id], scope) : null,
     };
   },
 };

@@ -8,6 +8,7 @@ import type { Clock } from "../../core/clock";
 import { ApiError } from "../../core/errors";
 import { errorResult, successResult, type ToolResult } from "../notice";
 import type { McpReadModel } from "../read-model";
+import type { CursorSigner } from "../views";
 
 export const READ_ONLY_ANNOTATIONS = Object.freeze({
   readOnlyHint: true,
@@ -22,6 +23,8 @@ export interface ToolDeps {
   access: AccessPolicy;
   clock: Clock;
   balanceStaleSeconds: number;
+  /** Signs and reads the paging cursors. */
+  cursors: CursorSigner;
 }
 
 /** Who is calling. */

@@ -5,7 +5,7 @@ import { isValidIsoDate } from "../../formats/dates";
 import { parseAmountToKopecks } from "../../formats/money";
 import { daysInclusive } from "../../statements/service";
 import { ftsQuery, type OperationFilter } from "../read-model";
-import { decodeCursor, encodeCursor, OperationSchema, operationView } from "../views";
+import { OperationSchema, operationView } from "../views";
 import { BankAccountId, Cursor, DATE_PATTERN, UNTRUSTED } from "./common";
 import type { ToolDefinition } from "./registry";
 
@@ -75,7 +75,7 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
     `the next page. Amounts in rubles, account numbers masked. ${UNTRUSTED}`,
   inputSchema: input,
   outputSchema: output,
-  handler(args, { principal }, { access, read }) {
+  handler(args, { principal }, { access, read, cursors }) {
     if (!isValidIsoDate(args.date_from)) throw validationError("date_from", "date_from: неверная дата");
     if (!isValidIsoDate(args.date_to)) throw validationError("date_to", "date_to: неверная дата");
     if (args.date_from > args.date_to) throw validationError("date_from", "date_from позже date_to");
@@ -96,8 +96,9 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
       match = q;
     }
     let after: OperationFilter["after"];
+    const scope = `search_operations ${principal.tokenId} ${args.bank_account_id}`;
     if (args.cursor !== undefined) {
-      const parts = decodeCursor(args.cursor, 2);
+      const parts = cursors.open(args.cursor, scope, 2);
       if (!parts) throw validationError("cursor", "cursor: неверный курсор");
       after = { doc_date: parts[0]!, operation_id: parts[1]! };
     }
@@ -119,7 +120,8 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
     const last = page[page.length - 1];
     return {
       operations: page.map(operationView),
-      next_cursor: rows.length > limit && last ? encodeCursor([last.doc_date, last.operation_id]) : null,
+      next_cursor:
+        rows.length > limit && last ? cursors.seal([last.doc_date, last.operation_id], scope) : null,
     };
   },
 };
