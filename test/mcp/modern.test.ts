@@ -2,8 +2,10 @@
 // routing headers checked in the revision's order with its codes and HTTP statuses, server/discover,
 // results with resultType, server info and caching hints; session requests stay as they were.
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { makeTestApp, type TestApp } from "../helpers/app";
-import { initSession, post, type RpcResponse, rpc, TOOL_NAMES } from "./helpers";
+import { tempDir } from "../helpers/server";
+import { initSession, post, type RpcResponse, readyStatement, rpc, TOOL_NAMES } from "./helpers";
 
 const V = "2026-07-28";
 const META = {
@@ -215,6 +217,56 @@ describe("stateless requests (2026-07-28)", () => {
       )
       .all();
     expect(rows.at(-1)).toEqual({ action: "mcp.list_companies", mcp_session_id: null, protocol_revision: V });
+  });
+});
+
+describe("what covers both revisions", () => {
+  test("the 16 KB body limit (413) and the token's rate limit (429) apply to stateless requests too", async () => {
+    const t = makeTestApp();
+    const w = t.fixtures.world({ purpose: "mcp" });
+    const big = await modern(t, w.token, "tools/call", {
+      name: "list_companies",
+      arguments: { pad: "x".repeat(17_000) },
+    });
+    expect(big.status).toBe(413);
+    const company = t.fixtures.company("ООО Лимит", "7707083893");
+    const limited = t.fixtures.token(company.company_id, { purpose: "mcp", rate_limit_per_minute: 2 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await modern(t, limited.token, "tools/list")).status);
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  test("a paging cursor is good on another process of the same database, and only for its token and account", async () => {
+    const dbPath = join(tempDir(), "svc.db");
+    const a = makeTestApp({}, "2026-11-20T09:00:00Z", { dbPath });
+    const w = a.fixtures.world({ purpose: "mcp", ops_per_day: 20 });
+    const b = makeTestApp({}, "2026-11-20T09:00:00Z", { dbPath });
+    const args = {
+      bank_account_id: w.account.bank_account_id,
+      date_from: "2026-10-01",
+      date_to: "2026-10-31",
+      limit: 5,
+    };
+    await readyStatement(a, w.account.bank_account_id, "2026-10-01", "2026-10-31");
+    const first = await modern(a, w.token, "tools/call", { name: "search_operations", arguments: args });
+    const cursor = (first.body.result?.structuredContent as { next_cursor: string }).next_cursor;
+    expect(cursor).toBeString();
+    const next = await modern(b, w.token, "tools/call", {
+      name: "search_operations",
+      arguments: { ...args, cursor },
+    });
+    expect((next.body.result as { isError: boolean }).isError).toBe(false);
+    // Another token of the same company, allowed on the same account, cannot use it.
+    const other = a.fixtures.token(w.company.company_id, {
+      purpose: "mcp",
+      accounts: [{ bank_account_id: w.account.bank_account_id, allow_read_statements: true }],
+    });
+    const foreign = await modern(a, other.token, "tools/call", {
+      name: "search_operations",
+      arguments: { ...args, cursor },
+    });
+    expect((foreign.body.result as { isError: boolean }).isError).toBe(true);
+    expect(JSON.stringify(foreign.body.result)).toContain("validation_error");
   });
 });
 
