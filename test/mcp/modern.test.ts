@@ -249,7 +249,7 @@ describe("what covers both revisions", () => {
     };
     await readyStatement(a, w.account.bank_account_id, "2026-10-01", "2026-10-31");
     const first = await modern(a, w.token, "tools/call", { name: "search_operations", arguments: args });
-    const cursor = (first.body.result?.structuredContent as { next_cursor: string }).next_cursor;
+    const cursor = (first.body.result!.structuredContent as { next_cursor: string }).next_cursor;
     expect(cursor).toBeString();
     const next = await modern(b, w.token, "tools/call", {
       name: "search_operations",
