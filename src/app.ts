@@ -13,6 +13,8 @@ import { httpCore } from "./http/core";
 import { routeDoc } from "./http/docs";
 import { registerFormats } from "./http/formats";
 import { mcpRoutes, relayRoutes } from "./mcp";
+import { oauthRoutes } from "./oauth/routes";
+import { OAUTH_SCOPE } from "./oauth/service";
 import { opsRoutes } from "./ops/routes";
 import { paymentRoutes } from "./payments/routes";
 import { statementRoutes } from "./statements/routes";
@@ -30,6 +32,18 @@ export function createApp(services: Services, options: AppOptions = {}) {
   registerFormats();
   let routeTable: { method: string; path: string }[] = [];
   const bodyPolicies = new Map<string, BodyPolicy>();
+  // The agent endpoint's wiring, shared by /api/v1/mcp (static tokens) and /mcp (OAuth).
+  const agentEndpoint = {
+    guard: services.guard,
+    sessions: services.mcp.sessions,
+    tools: services.mcp.tools,
+    audit: services.agentAudit,
+    now: () => services.clock.now(),
+    allowedOrigins: services.config.mcpAllowedOrigins,
+    logger: services.logger,
+    version: options.version ?? pkg.version,
+    metrics: services.metrics ?? undefined,
+  };
   // Statement downloads, the same for the integration API and the admin pages.
   const download = {
     exports: services.exportQueries,
@@ -54,6 +68,9 @@ export function createApp(services: Services, options: AppOptions = {}) {
       openapi({
         // The reference page is served by apiReference (offline, strict CSP); this serves the document.
         provider: null,
+        // A path with a dot is taken for a static file and left out; the OAuth metadata
+        // (/.well-known/…) must be in the document.
+        exclude: { staticFile: false },
         path: "/docs",
         specPath: "/docs/json",
         documentation: {
@@ -102,19 +119,19 @@ export function createApp(services: Services, options: AppOptions = {}) {
       }),
     )
     .use(paymentRoutes({ guard: services.guard, service: services.payments }))
+    .use(mcpRoutes(agentEndpoint))
+    // The same endpoint for OAuth access tokens (agent hosts that sign in: Claude, ChatGPT, …).
     .use(
       mcpRoutes({
-        guard: services.guard,
-        sessions: services.mcp.sessions,
-        tools: services.mcp.tools,
-        audit: services.agentAudit,
-        now: () => services.clock.now(),
-        allowedOrigins: services.config.mcpAllowedOrigins,
-        logger: services.logger,
-        version: options.version ?? pkg.version,
-        metrics: services.metrics ?? undefined,
+        ...agentEndpoint,
+        path: "/mcp",
+        oauth: {
+          resourceMetadataUrl: `${services.config.publicUrl}/.well-known/oauth-protected-resource/mcp`,
+          scope: OAUTH_SCOPE,
+        },
       }),
     )
+    .use(oauthRoutes(services.oauth))
     .use(
       relayRoutes({
         guard: services.guard,
@@ -127,6 +144,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
     )
     .use(
       adminApi({
+        oauth: services.oauth,
         admin: services.admin,
         statements: services.statements,
         sandboxLog: services.sandboxLog,
@@ -145,6 +163,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         socketIp: options.socketIp ?? defaultSocketIp,
         banks: () => services.banks.names(),
         payments: services.payments,
+        oauth: services.oauth,
         download,
       }),
     );

@@ -35,6 +35,8 @@ export interface Config {
   tochka: { apiUrl: string; sandboxUrl: string; authUrl: string };
   /** The service's address as browsers and banks reach it (OAuth redirect URIs). */
   publicUrl: string;
+  /** Fetch OAuth client metadata documents from internal addresses (and over http): labs, tests. */
+  oauthAllowInternalClients: boolean;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
@@ -154,6 +156,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError("SVC_ROW_CACHE", `on или off, а не "${rowCache}"`);
   }
 
+  const internalClients = str(env, "SVC_OAUTH_ALLOW_INTERNAL_CLIENTS", "off");
+  if (internalClients !== "on" && internalClients !== "off") {
+    throw new ConfigError("SVC_OAUTH_ALLOW_INTERNAL_CLIENTS", `on или off, а не "${internalClients}"`);
+  }
   const host = str(env, "SVC_HOST", "127.0.0.1");
   const port = int(env, "SVC_PORT", 8080, 0, 65535);
   return {
@@ -182,6 +188,7 @@ export function loadConfig(env: Env = process.env): Config {
       authUrl: baseUrl(env, "SVC_TOCHKA_AUTH_URL", "https://enter.tochka.com"),
     },
     publicUrl: baseUrl(env, "SVC_PUBLIC_URL", `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
+    oauthAllowInternalClients: internalClients === "on",
   };
 }
 

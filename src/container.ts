@@ -24,6 +24,8 @@ import { SqliteSandboxRequestLog } from "./db/repos/sandbox-requests";
 import { TokenRepository } from "./db/repos/tokens";
 import { ExternalChanges, RowCache } from "./db/sqlite/row-cache";
 import { createMcpServices, type SessionStore } from "./mcp";
+import { OAuthRepository } from "./oauth/repository";
+import { OAuthService } from "./oauth/service";
 import { PrometheusMetrics } from "./ops/metrics";
 import { sqliteReadings } from "./ops/readings";
 import { PaymentRepository } from "./payments/repository";
@@ -133,6 +135,16 @@ export function buildServices(
     config.bankPollIntervalMs * 10,
     logger,
   );
+  const oauth = new OAuthService({
+    repo: new OAuthRepository(sqlite),
+    tokens,
+    companies,
+    accounts,
+    audit,
+    clock,
+    publicUrl: config.publicUrl,
+    allowInternalClients: config.oauthAllowInternalClients,
+  });
   const paymentRepo = new PaymentRepository(sqlite, audit);
   const payments = new PaymentService({ clock, repo: paymentRepo, access, gateway, accountOf });
   const paymentStatusPoller = new PaymentStatusPoller({
@@ -186,6 +198,7 @@ export function buildServices(
     paymentRepo,
     payments,
     paymentStatusPoller,
+    oauth,
     mcp,
     trustedProxies,
     metrics,

@@ -46,6 +46,7 @@ export const rowTypesMatchTables: [
       | "rateLimitPerMinute"
       | "expiresAt"
       | "revokedAt"
+      | "oauthGrantId"
     >
   >,
 ] = [true, true, true, true, true, true, true];

@@ -42,6 +42,7 @@ describe("loadConfig", () => {
         authUrl: "https://enter.tochka.com",
       },
       publicUrl: "http://127.0.0.1:8080",
+      oauthAllowInternalClients: false,
     });
   });
 
@@ -72,6 +73,7 @@ describe("loadConfig", () => {
       SVC_TOCHKA_SANDBOX_URL: "http://127.0.0.1:9000/sandbox/v2",
       SVC_TOCHKA_AUTH_URL: "http://127.0.0.1:9000",
       SVC_PUBLIC_URL: "https://svc.example.com",
+      SVC_OAUTH_ALLOW_INTERNAL_CLIENTS: "on",
     });
     expect(config).toEqual({
       dbPath: ":memory:",
@@ -99,6 +101,7 @@ describe("loadConfig", () => {
         authUrl: "http://127.0.0.1:9000",
       },
       publicUrl: "https://svc.example.com",
+      oauthAllowInternalClients: true,
     });
   });
 

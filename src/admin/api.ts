@@ -5,6 +5,7 @@ import type { ErrorCode } from "../core/errors";
 import type { SqliteSandboxRequestLog } from "../db/repos/sandbox-requests";
 import { adminAuth } from "../http/admin-auth";
 import { JSON_BODY, routeDoc, type SuccessDoc } from "../http/docs";
+import type { OAuthService } from "../oauth/service";
 import { BalanceSchema, StatementPageSchema, StatementSchema } from "../statements/model";
 import type { StatementService } from "../statements/service";
 import {
@@ -26,7 +27,9 @@ import {
   DiscoveredAccountsSchema,
   IdParams,
   ImportAccountsBody,
+  OAuthApproveBody,
   PatchTokenBody,
+  RedirectToSchema,
   SandboxRequestListSchema,
   TokenListSchema,
   TokenSchema,
@@ -50,169 +53,227 @@ export interface AdminApiDeps {
   statements: StatementService;
   sandboxLog: SqliteSandboxRequestLog;
   adminToken: string | null;
+  oauth: OAuthService;
 }
 
-export function adminApi({ admin: service, statements, sandboxLog, adminToken }: AdminApiDeps) {
-  return new Elysia({ prefix: "/admin/api" })
-    .use(adminAuth(adminToken))
-    .post("/companies", ({ body, actor, status }) => status(201, service.createCompany(body, actor)), {
-      parse: JSON_BODY,
-      body: CreateCompanyBody,
-      detail: doc("Create a company", [], { 201: { description: "Company created", schema: CompanySchema } }),
-    })
-    .get("/companies", () => ({ companies: service.listCompanies() }), {
-      detail: doc("List companies", [], ok(CompanyListSchema)),
-    })
-    .post(
-      "/bank-accounts",
-      ({ body, actor, status }) => status(201, service.createBankAccount(body, actor)),
-      {
+export function adminApi({ admin: service, statements, sandboxLog, adminToken, oauth }: AdminApiDeps) {
+  return (
+    new Elysia({ prefix: "/admin/api" })
+      .use(adminAuth(adminToken))
+      .post("/companies", ({ body, actor, status }) => status(201, service.createCompany(body, actor)), {
         parse: JSON_BODY,
-        body: CreateBankAccountBody,
-        detail: doc("Create a bank account", ["not_found"], {
-          201: { description: "Account created", schema: BankAccountSchema },
+        body: CreateCompanyBody,
+        detail: doc("Create a company", [], {
+          201: { description: "Company created", schema: CompanySchema },
         }),
-      },
-    )
-    .get("/bank-accounts", ({ query }) => ({ bank_accounts: service.listBankAccounts(query.company_id) }), {
-      query: CompanyFilterQuery,
-      detail: doc("List bank accounts", [], ok(BankAccountListSchema)),
-    })
-    .put(
-      "/bank-accounts/:id/credentials",
-      ({ params, body, actor }) => service.replaceCredentials(params.id, body.credentials, actor),
-      {
+      })
+      .get("/companies", () => ({ companies: service.listCompanies() }), {
+        detail: doc("List companies", [], ok(CompanyListSchema)),
+      })
+      .post(
+        "/bank-accounts",
+        ({ body, actor, status }) => status(201, service.createBankAccount(body, actor)),
+        {
+          parse: JSON_BODY,
+          body: CreateBankAccountBody,
+          detail: doc("Create a bank account", ["not_found"], {
+            201: { description: "Account created", schema: BankAccountSchema },
+          }),
+        },
+      )
+      .get("/bank-accounts", ({ query }) => ({ bank_accounts: service.listBankAccounts(query.company_id) }), {
+        query: CompanyFilterQuery,
+        detail: doc("List bank accounts", [], ok(BankAccountListSchema)),
+      })
+      .put(
+        "/bank-accounts/:id/credentials",
+        ({ params, body, actor }) => service.replaceCredentials(params.id, body.credentials, actor),
+        {
+          parse: JSON_BODY,
+          params: IdParams,
+          body: CredentialsBody,
+          detail: doc(
+            "Replace the bank login of the account's connection (shared by the accounts reached through it)",
+            ["not_found"],
+            ok(BankAccountSchema),
+          ),
+        },
+      )
+      .post(
+        "/bank-accounts/:id/bank-consent",
+        async ({ params, actor }) => ({ authorize_url: await service.startBankConsent(params.id, actor) }),
+        {
+          params: IdParams,
+          detail: doc(
+            "Start the bank's consent flow of an OAuth login: open authorize_url in the browser; the bank returns to /admin/banks/{bank}/callback",
+            ["not_found", "bank_not_supported", "bank_error"],
+            ok(Type.Object({ authorize_url: Type.String() })),
+          ),
+        },
+      )
+      .get(
+        "/banks/:bank/accounts",
+        ({ params, query }) =>
+          service.discoverAccounts(service.accountAtBank(query.bank_account_id, params.bank).bank_account_id),
+        {
+          query: DiscoveredAccountsQuery,
+          detail: doc(
+            "The customer's accounts the bank shows through an existing account's login",
+            ["not_found", "bank_not_supported", "bank_error"],
+            ok(DiscoveredAccountsSchema),
+          ),
+        },
+      )
+      .post(
+        "/banks/:bank/accounts/import",
+        async ({ params, body, actor, status }) => {
+          service.accountAtBank(body.bank_account_id, params.bank);
+          return status(201, { bank_accounts: await service.importAccounts(body, actor) });
+        },
+        {
+          parse: JSON_BODY,
+          body: ImportAccountsBody,
+          detail: doc(
+            "Add accounts the bank shows through an existing account's login (same company, environment and login)",
+            ["not_found", "conflict", "bank_not_supported", "bank_error"],
+            { 201: { description: "Accounts added", schema: BankAccountListSchema } },
+          ),
+        },
+      )
+      .post("/tokens", ({ body, actor, status }) => status(201, service.createToken(body, actor)), {
         parse: JSON_BODY,
-        params: IdParams,
-        body: CredentialsBody,
-        detail: doc(
-          "Replace the bank login of the account's connection (shared by the accounts reached through it)",
-          ["not_found"],
-          ok(BankAccountSchema),
-        ),
-      },
-    )
-    .post(
-      "/bank-accounts/:id/bank-consent",
-      async ({ params, actor }) => ({ authorize_url: await service.startBankConsent(params.id, actor) }),
-      {
-        params: IdParams,
-        detail: doc(
-          "Start the bank's consent flow of an OAuth login: open authorize_url in the browser; the bank returns to /admin/banks/{bank}/callback",
-          ["not_found", "bank_not_supported", "bank_error"],
-          ok(Type.Object({ authorize_url: Type.String() })),
-        ),
-      },
-    )
-    .get(
-      "/banks/:bank/accounts",
-      ({ params, query }) =>
-        service.discoverAccounts(service.accountAtBank(query.bank_account_id, params.bank).bank_account_id),
-      {
-        query: DiscoveredAccountsQuery,
-        detail: doc(
-          "The customer's accounts the bank shows through an existing account's login",
-          ["not_found", "bank_not_supported", "bank_error"],
-          ok(DiscoveredAccountsSchema),
-        ),
-      },
-    )
-    .post(
-      "/banks/:bank/accounts/import",
-      async ({ params, body, actor, status }) => {
-        service.accountAtBank(body.bank_account_id, params.bank);
-        return status(201, { bank_accounts: await service.importAccounts(body, actor) });
-      },
-      {
-        parse: JSON_BODY,
-        body: ImportAccountsBody,
-        detail: doc(
-          "Add accounts the bank shows through an existing account's login (same company, environment and login)",
-          ["not_found", "conflict", "bank_not_supported", "bank_error"],
-          { 201: { description: "Accounts added", schema: BankAccountListSchema } },
-        ),
-      },
-    )
-    .post("/tokens", ({ body, actor, status }) => status(201, service.createToken(body, actor)), {
-      parse: JSON_BODY,
-      body: CreateTokenBody,
-      detail: doc("Create a token (the raw value is returned only here)", ["not_found"], {
-        201: { description: "Token created", schema: CreatedTokenSchema },
-      }),
-    })
-    .get("/tokens", ({ query }) => ({ tokens: service.listTokens(query.company_id) }), {
-      query: CompanyFilterQuery,
-      detail: doc("List tokens (never the raw value or its hash)", [], ok(TokenListSchema)),
-    })
-    .patch("/tokens/:id", ({ params, body, actor }) => service.patchToken(params.id, body, actor), {
-      params: IdParams,
-      parse: JSON_BODY,
-      body: PatchTokenBody,
-      detail: doc("Change a token", ["not_found"], ok(TokenSchema, "The token as changed")),
-    })
-    .post("/tokens/:id/revoke", ({ params, actor }) => service.revokeToken(params.id, actor), {
-      params: IdParams,
-      detail: doc("Revoke a token", ["not_found"], ok(TokenSchema, "The revoked token")),
-    })
-    .get("/audit-log", ({ query }) => service.auditLog(query), {
-      query: AuditLogQuery,
-      detail: doc("Query the audit log, newest first", [], ok(AuditPageSchema)),
-    })
-    .post(
-      "/bank-accounts/:id/balance/refresh",
-      async ({ params, actor }) => {
-        const view = await statements.refreshBalance(service.findBankAccount(params.id));
-        service.recordAction("admin.balance.refresh", params.id, actor);
-        return view;
-      },
-      {
-        params: IdParams,
-        detail: doc(
-          "Ask the bank for the balance now; returns the cached balance",
-          ["not_found", "bank_error"],
-          ok(BalanceSchema),
-        ),
-      },
-    )
-    .post(
-      "/statements",
-      ({ body, actor, set }) => {
-        const view = service.audited(
-          "admin.statement.order",
-          actor,
-          body,
-          () => statements.orderFromUi(body.bank_account_id, body.date_from, body.date_to),
-          (v) => v.statement_id,
-        );
-        set.status = 201;
-        return view;
-      },
-      {
-        parse: JSON_BODY,
-        body: UiOrderBody,
-        detail: doc('Order a statement via the UI (source "ui")', ["not_found", "bank_not_supported"], {
-          201: { description: "Ordered", schema: StatementSchema },
+        body: CreateTokenBody,
+        detail: doc("Create a token (the raw value is returned only here)", ["not_found"], {
+          201: { description: "Token created", schema: CreatedTokenSchema },
         }),
-      },
-    )
-    .get(
-      "/statements",
-      ({ query }) =>
-        statements.page({
-          accountIds: query.bank_account_id
-            ? [query.bank_account_id]
-            : service.listBankAccounts(query.company_id).map((a) => a.bank_account_id),
-          status: query.status,
-          limit: query.limit ?? 50,
-          cursor: query.cursor,
-        }),
-      {
-        query: AdminStatementsQuery,
-        detail: doc("List statements of every source, newest first", [], ok(StatementPageSchema)),
-      },
-    )
-    .get("/sandbox/requests", ({ query }) => ({ requests: sandboxLog.list(query.bank_account_id) }), {
-      query: AccountFilterQuery,
-      detail: doc("The sandbox bank's own log of the calls it received", [], ok(SandboxRequestListSchema)),
-    });
+      })
+      .get("/tokens", ({ query }) => ({ tokens: service.listTokens(query.company_id) }), {
+        query: CompanyFilterQuery,
+        detail: doc("List tokens (never the raw value or its hash)", [], ok(TokenListSchema)),
+      })
+      .patch("/tokens/:id", ({ params, body, actor }) => service.patchToken(params.id, body, actor), {
+        params: IdParams,
+        parse: JSON_BODY,
+        body: PatchTokenBody,
+        detail: doc("Change a token", ["not_found"], ok(TokenSchema, "The token as changed")),
+      })
+      .post("/tokens/:id/revoke", ({ params, actor }) => service.revokeToken(params.id, actor), {
+        params: IdParams,
+        detail: doc("Revoke a token", ["not_found"], ok(TokenSchema, "The revoked token")),
+      })
+      .get("/audit-log", ({ query }) => service.auditLog(query), {
+        query: AuditLogQuery,
+        detail: doc("Query the audit log, newest first", [], ok(AuditPageSchema)),
+      })
+      .post(
+        "/bank-accounts/:id/balance/refresh",
+        async ({ params, actor }) => {
+          const view = await statements.refreshBalance(service.findBankAccount(params.id));
+          service.recordAction("admin.balance.refresh", params.id, actor);
+          return view;
+        },
+        {
+          params: IdParams,
+          detail: doc(
+            "Ask the bank for the balance now; returns the cached balance",
+            ["not_found", "bank_error"],
+            ok(BalanceSchema),
+          ),
+        },
+      )
+      .post(
+        "/statements",
+        ({ body, actor, set }) => {
+          const view = service.audited(
+            "admin.statement.order",
+            actor,
+            body,
+            () => statements.orderFromUi(body.bank_account_id, body.date_from, body.date_to),
+            (v) => v.statement_id,
+          );
+          set.status = 201;
+          return view;
+        },
+        {
+          parse: JSON_BODY,
+          body: UiOrderBody,
+          detail: doc('Order a statement via the UI (source "ui")', ["not_found", "bank_not_supported"], {
+            201: { description: "Ordered", schema: StatementSchema },
+          }),
+        },
+      )
+      .get(
+        "/statements",
+        ({ query }) =>
+          statements.page({
+            accountIds: query.bank_account_id
+              ? [query.bank_account_id]
+              : service.listBankAccounts(query.company_id).map((a) => a.bank_account_id),
+            status: query.status,
+            limit: query.limit ?? 50,
+            cursor: query.cursor,
+          }),
+        {
+          query: AdminStatementsQuery,
+          detail: doc("List statements of every source, newest first", [], ok(StatementPageSchema)),
+        },
+      )
+      // ---- OAuth: the consents agent hosts ask for, their clients and grants (decisions §12)
+      .get("/oauth/requests", () => ({ requests: oauth.pendingRequests() }), {
+        detail: doc(
+          "Authorization requests waiting for the operator's consent",
+          [],
+          ok(Type.Object({ requests: Type.Array(Type.Unknown()) })),
+        ),
+      })
+      .post(
+        "/oauth/requests/:request_id/approve",
+        ({ params, body, actor }) => oauth.approve(params.request_id, body, actor),
+        {
+          parse: JSON_BODY,
+          body: OAuthApproveBody,
+          detail: doc(
+            "Approve: the client gets the chosen company's chosen accounts (read-only); redirect_to carries the code",
+            ["not_found", "conflict"],
+            ok(RedirectToSchema),
+          ),
+        },
+      )
+      .post("/oauth/requests/:request_id/deny", ({ params, actor }) => oauth.deny(params.request_id, actor), {
+        detail: doc("Deny: redirect_to carries error=access_denied", ["not_found"], ok(RedirectToSchema)),
+      })
+      .get("/oauth/clients", () => ({ clients: oauth.clients() }), {
+        detail: doc(
+          "OAuth clients (registered or known by their metadata document)",
+          [],
+          ok(Type.Object({ clients: Type.Array(Type.Unknown()) })),
+        ),
+      })
+      .get("/oauth/grants", () => ({ grants: oauth.grants() }), {
+        detail: doc(
+          "Grants: connected apps, their company and accounts",
+          [],
+          ok(Type.Object({ grants: Type.Array(Type.Unknown()) })),
+        ),
+      })
+      .post(
+        "/oauth/grants/:id/revoke",
+        ({ params, actor }) => {
+          const grant = oauth.revokeGrant(params.id);
+          service.recordAction("admin.oauth.revoke", params.id, actor);
+          return { grant_id: grant.id, revoked_at: grant.revokedAt };
+        },
+        {
+          detail: doc(
+            "Revoke a grant: its tokens stop working from the next request",
+            ["not_found"],
+            ok(Type.Unknown()),
+          ),
+        },
+      )
+      .get("/sandbox/requests", ({ query }) => ({ requests: sandboxLog.list(query.bank_account_id) }), {
+        query: AccountFilterQuery,
+        detail: doc("The sandbox bank's own log of the calls it received", [], ok(SandboxRequestListSchema)),
+      })
+  );
 }

@@ -128,6 +128,17 @@ export const BankAccountSchema = Type.Object({
 });
 export type BankAccountView = Static<typeof BankAccountSchema>;
 
+export const OAuthApproveBody = t.Object({
+  company_id: uuid,
+  accounts: t.Array(t.Object({ bank_account_id: uuid }), { minItems: 1, maxItems: 500 }),
+  scope: t.Optional(t.String({ maxLength: 200, description: 'Narrower than asked: "" grants no scope' })),
+});
+export const RedirectToSchema = Type.Object({
+  redirect_to: Type.String({
+    description: "Where the operator's browser goes next: the client's redirect URI",
+  }),
+});
+
 export const CredentialsBody = t.Object({ credentials: t.Record(t.String(), t.Unknown()) });
 
 export const DiscoveredAccountsQuery = t.Object({ bank_account_id: uuid });

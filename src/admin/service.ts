@@ -440,6 +440,7 @@ export class AdminService {
       revokedAt: null,
       createdAt: this.now(),
       lastUsedAt: null,
+      oauthGrantId: null,
     };
     this.deps.atomically(() => {
       this.deps.tokens.insert(row, grants);

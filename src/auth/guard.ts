@@ -29,6 +29,8 @@ export interface Authenticated {
 export interface Requirement {
   purpose: TokenPurpose;
   scope?: Scope;
+  /** The token of an OAuth grant (the /mcp endpoint) rather than a static one; never both. */
+  oauth?: boolean;
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -79,6 +81,8 @@ export class TokenGuard {
     if (!record || record.revokedAt !== null || isExpired(record, now)) {
       throw refused("invalid_token", rate);
     }
+    // An OAuth access token is bound to /mcp (its audience); a static token never works there.
+    if ((record.oauthGrantId !== null) !== (need.oauth ?? false)) throw refused("invalid_token", rate);
     if (record.allowedIps.length > 0 && !ipAllowed(clientIp, this.ranges(record))) {
       throw refused("forbidden_ip", rate);
     }

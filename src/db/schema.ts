@@ -86,6 +86,9 @@ export const apiTokens = sqliteTable(
     revokedAt: text("revoked_at"),
     createdAt: text("created_at").notNull(),
     lastUsedAt: text("last_used_at"),
+    // Set for the token of an OAuth grant (its hash is the grant's current access token's): such a
+    // token works at /mcp only, and only such tokens do.
+    oauthGrantId: text("oauth_grant_id"),
   },
   (t) => [uniqueIndex("api_tokens_hash_uq").on(t.tokenHash), index("api_tokens_company_idx").on(t.companyId)],
 );
@@ -348,4 +351,62 @@ export const paymentSubmissions = sqliteTable(
     uniqueIndex("payment_submissions_token_external_uq").on(t.apiTokenId, t.externalId),
     index("payment_submissions_status_idx").on(t.status),
   ],
+);
+
+// OAuth clients of /mcp: registered (RFC 7591, id minted here) or known by their metadata
+// document's URL (the URL is the id). Secrets, when a client has one, only as hashes.
+export const oauthClients = sqliteTable("oauth_clients", {
+  id: text("id").primaryKey(),
+  kind: text("kind", { enum: ["registered", "metadata_document"] }).notNull(),
+  name: text("name").notNull(),
+  redirectUris: text("redirect_uris", { mode: "json" }).$type<string[]>().notNull(),
+  tokenEndpointAuthMethod: text("token_endpoint_auth_method").notNull(),
+  secretHash: text("secret_hash"),
+  createdAt: text("created_at").notNull(),
+});
+
+// Authorization requests waiting for the operator's consent, then their single-use code.
+export const oauthRequests = sqliteTable(
+  "oauth_requests",
+  {
+    id: text("id").primaryKey(),
+    clientId: text("client_id").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    state: text("state"),
+    codeChallenge: text("code_challenge").notNull(),
+    scope: text("scope").notNull(),
+    resource: text("resource").notNull(),
+    // pending -> approved (a code is out) -> used | denied | expired
+    status: text("status", { enum: ["pending", "approved", "denied", "used"] }).notNull(),
+    codeHash: text("code_hash"),
+    grantId: text("grant_id"),
+    createdAtMs: integer("created_at_ms").notNull(),
+    expiresAtMs: integer("expires_at_ms").notNull(),
+  },
+  (t) => [uniqueIndex("oauth_requests_code_uq").on(t.codeHash)],
+);
+
+// What the operator approved: a client's access to a company's chosen accounts, carried by an
+// agent token (api_tokens.oauth_grant_id) so that rules, limits and audit are an agent token's.
+export const oauthGrants = sqliteTable("oauth_grants", {
+  id: text("id").primaryKey(),
+  clientId: text("client_id").notNull(),
+  apiTokenId: text("api_token_id").notNull(),
+  companyId: text("company_id").notNull(),
+  scope: text("scope").notNull(),
+  resource: text("resource").notNull(),
+  createdAt: text("created_at").notNull(),
+  revokedAt: text("revoked_at"),
+});
+
+// Refresh tokens (hashes): each works once; a used one presented again revokes its grant.
+export const oauthRefreshTokens = sqliteTable(
+  "oauth_refresh_tokens",
+  {
+    hash: text("hash").primaryKey(),
+    grantId: text("grant_id").notNull(),
+    createdAtMs: integer("created_at_ms").notNull(),
+    usedAtMs: integer("used_at_ms"),
+  },
+  (t) => [index("oauth_refresh_tokens_grant_idx").on(t.grantId)],
 );

@@ -71,6 +71,10 @@ export interface McpRouteDeps {
   logger: Logger;
   version: string;
   metrics?: Metrics;
+  /** Where the endpoint is served; /api/v1/mcp (static tokens) unless given. */
+  path?: string;
+  /** An endpoint for OAuth access tokens (/mcp): how a refused caller learns where to sign in. */
+  oauth?: { resourceMetadataUrl: string; scope: string };
 }
 
 type Headers = Record<string, string | number>;
@@ -91,12 +95,13 @@ export function mcpRoutes(deps: McpRouteDeps) {
       principal = authenticateRequest(deps.guard, request, state, headers, {
         purpose: "mcp",
         scope: "read_statements",
+        oauth: deps.oauth !== undefined,
       });
     } catch (e) {
       // The guard got past format, rate limit, token and IP: Origin comes before purpose and scope.
       if (e instanceof ApiError && (e.code === "forbidden_purpose" || e.code === "forbidden_scope"))
         checkOrigin();
-      throw e;
+      throw deps.oauth ? oauthChallenge(e, deps.oauth) : e;
     }
     checkOrigin();
     return principal;
@@ -384,11 +389,12 @@ export function mcpRoutes(deps: McpRouteDeps) {
     }
   }
 
-  return new Elysia({ name: "mcp-endpoint" })
+  const path = deps.path ?? MCP_PATH;
+  return new Elysia({ name: `mcp-endpoint:${path}` })
     .use(withRequestState)
     .use(bodyPolicyOption)
     .post(
-      MCP_PATH,
+      path,
       async ({ request, requestState: state, body, set }) => {
         const headers = set.headers as Headers;
         try {
@@ -436,7 +442,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
       },
     )
     .delete(
-      MCP_PATH,
+      path,
       async ({ request, requestState: state, set }) => {
         const headers = set.headers as Headers;
         const principal = authenticate(request, state, headers);
@@ -466,6 +472,35 @@ export function mcpRoutes(deps: McpRouteDeps) {
         ),
       },
     );
+}
+
+/**
+ * On the OAuth endpoint a refused token says where to sign in (RFC 9728 §5.1, RFC 6750 §3): 401
+ * names the resource metadata and the scope; a token without the scope is 403 insufficient_scope,
+ * which lets a client ask for it (step-up).
+ */
+function oauthChallenge(e: unknown, oauth: { resourceMetadataUrl: string; scope: string }): unknown {
+  if (!(e instanceof ApiError)) return e;
+  const base = `resource_metadata="${oauth.resourceMetadataUrl}", scope="${oauth.scope}"`;
+  if (e.code === "invalid_token_format" || e.code === "invalid_token") {
+    const error = e.code === "invalid_token" ? ', error="invalid_token"' : "";
+    return new ApiError(e.code, e.message, e.details, {
+      ...e.headers,
+      "www-authenticate": `Bearer ${base}${error}`,
+    });
+  }
+  if (e.code === "forbidden_scope") {
+    return new ApiError(
+      "insufficient_scope",
+      undefined,
+      { scope: oauth.scope },
+      {
+        ...e.headers,
+        "www-authenticate": `Bearer error="insufficient_scope", ${base}`,
+      },
+    );
+  }
+  return e;
 }
 
 function actionFor(method: string): string {

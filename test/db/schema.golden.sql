@@ -2,7 +2,7 @@
 (no sql: created by SQLite)
 
 -- table api_tokens on api_tokens
-CREATE TABLE `api_tokens` ( `id` text PRIMARY KEY NOT NULL, `company_id` text NOT NULL, `name` text NOT NULL, `purpose` text NOT NULL, `mode` text NOT NULL, `token_hash` text NOT NULL, `token_prefix` text NOT NULL, `scope_read_statements` integer DEFAULT false NOT NULL, `scope_send_payments` integer DEFAULT false NOT NULL, `allowed_ips` text DEFAULT '[]' NOT NULL, `rate_limit_per_minute` integer, `expires_at` text, `revoked_at` text, `created_at` text NOT NULL, `last_used_at` text, FOREIGN KEY (`company_id`) REFERENCES `companies`(`id`) ON UPDATE no action ON DELETE no action );
+CREATE TABLE `api_tokens` ( `id` text PRIMARY KEY NOT NULL, `company_id` text NOT NULL, `name` text NOT NULL, `purpose` text NOT NULL, `mode` text NOT NULL, `token_hash` text NOT NULL, `token_prefix` text NOT NULL, `scope_read_statements` integer DEFAULT false NOT NULL, `scope_send_payments` integer DEFAULT false NOT NULL, `allowed_ips` text DEFAULT '[]' NOT NULL, `rate_limit_per_minute` integer, `expires_at` text, `revoked_at` text, `created_at` text NOT NULL, `last_used_at` text, `oauth_grant_id` text, FOREIGN KEY (`company_id`) REFERENCES `companies`(`id`) ON UPDATE no action ON DELETE no action );
 
 -- index api_tokens_company_idx on api_tokens
 CREATE INDEX `api_tokens_company_idx` ON `api_tokens` (`company_id`);
@@ -71,6 +71,36 @@ CREATE TABLE `mcp_sessions` ( `id` text PRIMARY KEY NOT NULL, `api_token_id` tex
 CREATE INDEX `mcp_sessions_expiry_idx` ON `mcp_sessions` (`expires_at_ms`);
 
 -- index sqlite_autoindex_mcp_sessions_1 on mcp_sessions
+(no sql: created by SQLite)
+
+-- table oauth_clients on oauth_clients
+CREATE TABLE `oauth_clients` ( `id` text PRIMARY KEY NOT NULL, `kind` text NOT NULL, `name` text NOT NULL, `redirect_uris` text NOT NULL, `token_endpoint_auth_method` text NOT NULL, `secret_hash` text, `created_at` text NOT NULL );
+
+-- index sqlite_autoindex_oauth_clients_1 on oauth_clients
+(no sql: created by SQLite)
+
+-- table oauth_grants on oauth_grants
+CREATE TABLE `oauth_grants` ( `id` text PRIMARY KEY NOT NULL, `client_id` text NOT NULL, `api_token_id` text NOT NULL, `company_id` text NOT NULL, `scope` text NOT NULL, `resource` text NOT NULL, `created_at` text NOT NULL, `revoked_at` text );
+
+-- index sqlite_autoindex_oauth_grants_1 on oauth_grants
+(no sql: created by SQLite)
+
+-- table oauth_refresh_tokens on oauth_refresh_tokens
+CREATE TABLE `oauth_refresh_tokens` ( `hash` text PRIMARY KEY NOT NULL, `grant_id` text NOT NULL, `created_at_ms` integer NOT NULL, `used_at_ms` integer );
+
+-- index oauth_refresh_tokens_grant_idx on oauth_refresh_tokens
+CREATE INDEX `oauth_refresh_tokens_grant_idx` ON `oauth_refresh_tokens` (`grant_id`);
+
+-- index sqlite_autoindex_oauth_refresh_tokens_1 on oauth_refresh_tokens
+(no sql: created by SQLite)
+
+-- table oauth_requests on oauth_requests
+CREATE TABLE `oauth_requests` ( `id` text PRIMARY KEY NOT NULL, `client_id` text NOT NULL, `redirect_uri` text NOT NULL, `state` text, `code_challenge` text NOT NULL, `scope` text NOT NULL, `resource` text NOT NULL, `status` text NOT NULL, `code_hash` text, `grant_id` text, `created_at_ms` integer NOT NULL, `expires_at_ms` integer NOT NULL );
+
+-- index oauth_requests_code_uq on oauth_requests
+CREATE UNIQUE INDEX `oauth_requests_code_uq` ON `oauth_requests` (`code_hash`);
+
+-- index sqlite_autoindex_oauth_requests_1 on oauth_requests
 (no sql: created by SQLite)
 
 -- table operations on operations

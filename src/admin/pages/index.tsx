@@ -14,6 +14,7 @@ import { withRequestState } from "../../http/request-state";
 import { auditRoutes } from "./areas/audit";
 import { bankRoutes } from "./areas/banks";
 import { companyRoutes } from "./areas/companies";
+import { oauthRoutes } from "./areas/oauth";
 import { signInRoutes } from "./areas/sign-in";
 import { statementRoutes } from "./areas/statements";
 import { tokenRoutes } from "./areas/tokens";
@@ -32,6 +33,7 @@ export function adminPages(deps: AdminPagesDeps) {
     ...signInRoutes(kit, adminToken),
     ...companyRoutes(kit),
     ...bankRoutes(kit),
+    ...oauthRoutes(kit, deps.oauth),
     ...tokenRoutes(kit),
     ...statementRoutes(kit),
     ...auditRoutes(kit),

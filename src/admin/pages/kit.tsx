@@ -11,6 +11,7 @@ import type { Clock } from "../../core/clock";
 import { ApiError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
 import { type MultipartForm, readMultipart } from "../../http/multipart";
+import type { OAuthService } from "../../oauth/service";
 import type { PaymentService } from "../../payments/service";
 import type { DownloadDeps } from "../../statements/export/download";
 import type { StatementService } from "../../statements/service";
@@ -37,6 +38,7 @@ export interface AdminPagesDeps {
   socketIp: SocketIp;
   banks: () => string[];
   payments: PaymentService;
+  oauth: OAuthService;
   /** What a statement download needs (the same as the integration API's). */
   download: DownloadDeps;
 }

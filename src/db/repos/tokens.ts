@@ -19,6 +19,8 @@ export interface TokenAuthRecord {
   rateLimitPerMinute: number | null;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** Set for the token of an OAuth grant (it works at /mcp only). */
+  oauthGrantId: string | null;
 }
 
 interface RawAuthRow
@@ -58,7 +60,8 @@ export class TokenRepository {
     this.byHash = sqlite.query<RawAuthRow, [string]>(
       `SELECT id, company_id AS companyId, purpose, mode, scope_read_statements AS scopeReadStatements,
               scope_send_payments AS scopeSendPayments, allowed_ips AS allowedIps,
-              rate_limit_per_minute AS rateLimitPerMinute, expires_at AS expiresAt, revoked_at AS revokedAt
+              rate_limit_per_minute AS rateLimitPerMinute, expires_at AS expiresAt, revoked_at AS revokedAt,
+              oauth_grant_id AS oauthGrantId
          FROM api_tokens WHERE token_hash = ?`,
     );
     this.grantsOf = sqlite.query<{ bankAccountId: string; r: number; s: number }, [string]>(

@@ -40,8 +40,13 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
       });
     }
   };
-  const loginPage = (status: number, error: string | null, headers?: Record<string, string>): Outcome =>
-    page(<LoginPage frame={frame(null, "Вход", null)} error={error} />, status, headers);
+  const loginPage = (
+    status: number,
+    error: string | null,
+    headers?: Record<string, string>,
+    next?: string,
+  ): Outcome =>
+    page(<LoginPage frame={frame(null, "Вход", null)} error={error} next={next} />, status, headers);
 
   return [
     get(
@@ -65,8 +70,9 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
     get(
       "/admin/login",
       (ctx) => {
-        if (sessionOf(ctx)) return send(ctx, redirect(LANDING));
-        return run(ctx, null, () => loginPage(200, null));
+        const next = returnPath(ctx.query.next);
+        if (sessionOf(ctx)) return send(ctx, redirect(next ?? LANDING));
+        return run(ctx, null, () => loginPage(200, null, undefined, next));
       },
       { detail: pageDoc("Admin pages: sign-in form") },
     ),
@@ -85,6 +91,7 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
               "retry-after": String(wait),
             });
           }
+          const next = returnPath(formOf(ctx.body)?.next);
           const presented = formOf(ctx.body)?.token ?? "";
           if (presented.length === 0 || !secretEquals(presented, adminToken)) {
             throttle.fail(ipKey);
@@ -93,13 +100,13 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
               ip: ipKey,
             });
             auditSignIn(ctx, "invalid_token");
-            return loginPage(401, "Неверный токен администратора.");
+            return loginPage(401, "Неверный токен администратора.", undefined, next);
           }
           const previous = readCookie(ctx.request.headers.get("cookie"), SESSION_COOKIE);
           if (previous !== null) sessions.destroy(previous);
           const session = sessions.create();
           admin.recordAction("admin.ui.sign_in", "admin-ui", actorOf(ctx));
-          return redirect(LANDING, sessionCookie(session.id, https(ctx)));
+          return redirect(next ?? LANDING, sessionCookie(session.id, https(ctx)));
         }),
       {
         detail: pageDoc("Admin pages: sign in with SVC_ADMIN_TOKEN (401 wrong token, 429 throttled)", "form"),
@@ -126,4 +133,9 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
       { detail: pageDoc("Admin pages: any other address (a page saying there is no such page)") },
     ),
   ];
+}
+
+/** Where a sign-in goes on to: an agent host's consent page only (nothing else, nowhere else). */
+function returnPath(value: string | undefined): string | undefined {
+  return value && /^\/admin\/oauth\/consent\/[0-9a-f]{32}$/.test(value) ? value : undefined;
 }

@@ -1,0 +1,81 @@
+// The consent page of an agent host's sign-in (/oauth/authorize sends the browser here).
+import { ApiError } from "../../../core/errors";
+import { CONTENT_SECURITY_POLICY } from "../../../http/security-headers";
+import type { OAuthService } from "../../../oauth/service";
+import { type PageKit, page, redirect } from "../kit";
+import { get, type PageRoute, pageDoc, post } from "../page-route";
+import { OAuthConsentPage } from "../views/oauth";
+
+/** The consent page may send the browser back to the client: its form may post there and no further. */
+function consentPolicy(oauth: OAuthService, requestId: string): Record<string, string> {
+  const target = oauth.redirectOriginOf(requestId);
+  return {
+    "content-security-policy": CONTENT_SECURITY_POLICY.replace(
+      "form-action 'self'",
+      `form-action 'self'${target ? ` ${target}` : ""}`,
+    ),
+  };
+}
+
+export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
+  const { admin } = kit.deps;
+  const { actorOf, signedInFrame, view, action } = kit;
+  const consentPage = (
+    session: Parameters<typeof signedInFrame>[0],
+    id: string,
+    error: string | null,
+    status = 200,
+  ) =>
+    page(
+      <OAuthConsentPage
+        frame={signedInFrame(session, "Доступ для агента", "tokens")}
+        request={oauth.pendingRequest(id)}
+        companies={admin.listCompanies()}
+        accounts={admin.listBankAccounts()}
+        error={error}
+      />,
+      status,
+      consentPolicy(oauth, id),
+    );
+
+  return [
+    get(
+      "/admin/oauth/consent/:id",
+      (ctx) => {
+        // Not signed in: the sign-in form, then straight back here.
+        if (!kit.sessionOf(ctx)) {
+          return kit.send(
+            ctx,
+            redirect(
+              `/admin/login?next=${encodeURIComponent(`/admin/oauth/consent/${ctx.params.id ?? ""}`)}`,
+            ),
+          );
+        }
+        return view((session) => consentPage(session, ctx.params.id ?? "", null))(ctx);
+      },
+      { detail: pageDoc("Admin pages: consent to an agent host's sign-in") },
+    ),
+    post(
+      "/admin/oauth/consent/:id",
+      action((session, form, ctx) => {
+        const id = ctx.params.id ?? "";
+        if (form.decision === "deny") return redirect(oauth.deny(id, actorOf(ctx)).redirect_to);
+        const accounts = Object.keys(form)
+          .filter((k) => k.startsWith("account_") && form[k] === "on")
+          .map((k) => ({ bank_account_id: k.slice("account_".length) }));
+        try {
+          const { redirect_to } = oauth.approve(
+            id,
+            { company_id: form.company_id ?? "", accounts },
+            actorOf(ctx),
+          );
+          return redirect(redirect_to);
+        } catch (e) {
+          if (e instanceof ApiError && e.status === 400) return consentPage(session, id, e.message, 400);
+          throw e;
+        }
+      }),
+      { detail: pageDoc("Admin pages: approve or deny an agent host's sign-in", "form") },
+    ),
+  ];
+}
