@@ -27,6 +27,7 @@ import {
   initializeMessage,
   mcpCall,
   mcpSession,
+  oauthAccessToken,
   orderRequest,
   orderStatement,
   pollRequests,
@@ -204,6 +205,11 @@ async function httpSection() {
       server.url,
       statelessFile,
     );
+    // The same stateless call on /mcp with an OAuth access token (an agent host that signed in).
+    const oauthToken = await oauthAccessToken(server, companyId, accountId);
+    const oauthFile = join(work, "mcp-oauth.req");
+    writeRequests(oauthFile, host, statelessCallRequests([{ token: oauthToken }], accountId, "/mcp"));
+    const oauthResult = await bench("svc MCP get_balance, OAuth token on /mcp", server.url, oauthFile);
     const audited = countRows(svc.dbPath, "audit_log") - auditBefore;
     const rssAfter = memoryOf(server.proc.pid);
 
@@ -246,6 +252,7 @@ async function httpSection() {
       svc_rest_poll: restResult,
       svc_mcp_get_balance: mcpResult,
       svc_mcp_get_balance_stateless: statelessResult,
+      svc_mcp_get_balance_oauth: oauthResult,
       peer_sdk_express: peerResult,
       bare_elysia_route: elysiaResult,
       ratios: {
@@ -884,6 +891,7 @@ function table(): string {
       ["svc_rest_poll", "svc REST poll"],
       ["svc_mcp_get_balance", "svc MCP get_balance"],
       ["svc_mcp_get_balance_stateless", "svc MCP get_balance, stateless (2026-07-28)"],
+      ["svc_mcp_get_balance_oauth", "svc MCP get_balance, OAuth token on /mcp"],
       ["peer_sdk_express", "peer: MCP SDK + Express (Node)"],
       ["bare_elysia_route", "bare Elysia route (reference)"],
     ] as const) {

@@ -42,6 +42,8 @@ export interface ServiceOverrides {
   sessionStore?: SessionStore;
   banks?: (deps: { clock: Clock; sandboxLog: SqliteSandboxRequestLog; today: () => string }) => BankRegistry;
   exportThreads?: ExportThreadsOptions;
+  /** How client metadata documents are fetched (a test's own TLS trust). */
+  oauthFetch?: typeof fetch;
 }
 
 export function buildServices(
@@ -144,6 +146,7 @@ export function buildServices(
     clock,
     publicUrl: config.publicUrl,
     allowInternalClients: config.oauthAllowInternalClients,
+    fetch: overrides.oauthFetch,
   });
   const paymentRepo = new PaymentRepository(sqlite, audit);
   const payments = new PaymentService({ clock, repo: paymentRepo, access, gateway, accountOf });

@@ -5,7 +5,7 @@ import pkg from "../package.json" with { type: "json" };
 import { createApp } from "./app";
 import { AuditRetention } from "./audit/audit-retention";
 import { type Config, ConfigError, decodeSecretKey } from "./config";
-import { buildServices, type Services } from "./container";
+import { buildServices, type ServiceOverrides, type Services } from "./container";
 import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./core/clock";
 import { createLogger, flushStdout, type Logger } from "./core/logger";
 import { migrate, openDatabase } from "./db/open";
@@ -34,6 +34,8 @@ export interface StartOptions {
   clock?: Clock;
   logger?: Logger;
   print?: (text: string) => void;
+  /** Service replacements for tests (see container.ts). */
+  overrides?: ServiceOverrides;
 }
 
 /**
@@ -95,7 +97,13 @@ export function openServices(config: Config, options: StartOptions = {}): Servic
   if (config.checkpoints === "external") database.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
   migrate(database.db);
   const secretKey = resolveSecretKey(config, options.demo ?? false, logger);
-  return buildServices({ ...config, secretKey }, database, options.clock ?? systemClock, logger);
+  return buildServices(
+    { ...config, secretKey },
+    database,
+    options.clock ?? systemClock,
+    logger,
+    options.overrides,
+  );
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {

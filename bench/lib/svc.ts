@@ -1,4 +1,5 @@
 // Seeding a running svc through its admin API, and the agent-endpoint calls the benchmarks make.
+import { createHash, randomBytes } from "node:crypto";
 import { withAccountKey } from "../../src/formats/validators";
 import type { RunningProcess } from "../../test/helpers/server";
 import type { RawRequest } from "./wrk";
@@ -204,6 +205,65 @@ export function statelessCallRequests(
     },
     body,
   }));
+}
+
+/**
+ * An OAuth access token for /mcp, the way an agent host gets one: registration, the authorization
+ * request, the operator's consent (admin API), the code exchange with its PKCE verifier.
+ */
+export async function oauthAccessToken(
+  server: { url: string; admin(method: string, path: string, body?: unknown): Promise<Response> },
+  companyId: string,
+  accountId: string,
+): Promise<string> {
+  const redirect = "http://127.0.0.1:9/callback";
+  const prm = (await (await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`)).json()) as {
+    resource: string;
+  };
+  const client = (await (
+    await fetch(`${server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: "bench",
+        redirect_uris: [redirect],
+        token_endpoint_auth_method: "none",
+      }),
+    })
+  ).json()) as { client_id: string };
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: client.client_id,
+    redirect_uri: redirect,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    resource: prm.resource,
+  });
+  const authorize = await fetch(`${server.url}/oauth/authorize?${query}`, { redirect: "manual" });
+  const requestId = authorize.headers.get("location")?.split("/").pop();
+  if (!requestId) throw new Error(`authorize: ${authorize.status}`);
+  const approved = await server.admin("POST", `/oauth/requests/${requestId}/approve`, {
+    company_id: companyId,
+    accounts: [{ bank_account_id: accountId }],
+  });
+  const code = new URL(((await approved.json()) as { redirect_to: string }).redirect_to).searchParams.get(
+    "code",
+  );
+  const token = await fetch(`${server.url}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: code ?? "",
+      code_verifier: verifier,
+      redirect_uri: redirect,
+      client_id: client.client_id,
+    }).toString(),
+  });
+  if (!token.ok) throw new Error(`token: ${token.status} ${await token.text()}`);
+  return ((await token.json()) as { access_token: string }).access_token;
 }
 
 /** One statement poll per integration token, each for its own statement. */

@@ -40,7 +40,7 @@ export function postForm(
   });
 }
 
-function csrfOf(html: string): string {
+export function csrfOf(html: string): string {
   const m = /name="_csrf" value="([^"]+)"/.exec(html);
   if (!m?.[1]) throw new Error("no CSRF field in the page");
   return m[1];

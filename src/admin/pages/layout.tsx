@@ -4,7 +4,7 @@
 import { escapeHtml, type PropsWithChildren } from "@kitajs/html";
 import type { Flash } from "./session";
 
-export type NavKey = "companies" | "accounts" | "tokens" | "statements" | "payments" | "audit";
+export type NavKey = "companies" | "accounts" | "tokens" | "oauth" | "statements" | "payments" | "audit";
 
 export interface Frame {
   title: string;
@@ -18,6 +18,7 @@ const NAV: [NavKey, string, string][] = [
   ["companies", "/admin/companies", "Компании"],
   ["accounts", "/admin/accounts", "Счета"],
   ["tokens", "/admin/tokens", "Токены"],
+  ["oauth", "/admin/oauth", "Приложения"],
   ["statements", "/admin/statements", "Выписки"],
   ["payments", "/admin/payments", "Платежи"],
   ["audit", "/admin/audit-log", "Журнал аудита"],

@@ -4,7 +4,7 @@ import { CONTENT_SECURITY_POLICY } from "../../../http/security-headers";
 import type { OAuthService } from "../../../oauth/service";
 import { type PageKit, page, redirect } from "../kit";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
-import { OAuthConsentPage } from "../views/oauth";
+import { ConnectedAppsPage, OAuthConsentPage } from "../views/oauth";
 
 /** The consent page may send the browser back to the client: its form may post there and no further. */
 function consentPolicy(oauth: OAuthService, requestId: string): Record<string, string> {
@@ -19,7 +19,7 @@ function consentPolicy(oauth: OAuthService, requestId: string): Record<string, s
 
 export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
   const { admin } = kit.deps;
-  const { actorOf, signedInFrame, view, action } = kit;
+  const { actorOf, signedInFrame, view, action, flashThen } = kit;
   const consentPage = (
     session: Parameters<typeof signedInFrame>[0],
     id: string,
@@ -28,7 +28,7 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
   ) =>
     page(
       <OAuthConsentPage
-        frame={signedInFrame(session, "Доступ для агента", "tokens")}
+        frame={signedInFrame(session, "Доступ для агента", "oauth")}
         request={oauth.pendingRequest(id)}
         companies={admin.listCompanies()}
         accounts={admin.listBankAccounts()}
@@ -39,6 +39,29 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
     );
 
   return [
+    get(
+      "/admin/oauth",
+      view((session) =>
+        page(
+          <ConnectedAppsPage
+            frame={signedInFrame(session, "Подключённые приложения", "oauth")}
+            grants={oauth.grants()}
+            companies={admin.listCompanies()}
+            accounts={admin.listBankAccounts()}
+          />,
+        ),
+      ),
+      { detail: pageDoc("Admin pages: agent hosts signed in with OAuth, their grants") },
+    ),
+    post(
+      "/admin/oauth/grants/:id/revoke",
+      action((session, _form, ctx) => {
+        const grant = oauth.revokeGrant(ctx.params.id ?? "");
+        admin.recordAction("admin.oauth.revoke", grant.id, actorOf(ctx));
+        return flashThen(session, "Доступ приложения отозван", "/admin/oauth");
+      }),
+      { detail: pageDoc("Admin pages: revoke an agent host's grant", "form") },
+    ),
     get(
       "/admin/oauth/consent/:id",
       (ctx) => {

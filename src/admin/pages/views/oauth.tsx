@@ -1,7 +1,7 @@
 // The operator's consent to an agent host's sign-in: who asks (the client's name and where the
 // answer goes), what for (the scope), and which company's accounts it may read.
 import type { BankAccountView, CompanyView } from "../../service";
-import { ErrorBox, type Frame, Layout, PostForm } from "../layout";
+import { Badge, ErrorBox, type Frame, formatTime, Layout, PostForm } from "../layout";
 
 export interface ConsentRequestView {
   request_id: string;
@@ -90,6 +90,92 @@ export function OAuthConsentPage({
             </button>
           </div>
         </PostForm>
+      </section>
+    </Layout>
+  );
+}
+
+export interface ConnectedAppView {
+  grant_id: string;
+  client_id: string;
+  client_name: string;
+  company_id: string;
+  accounts: string[];
+  scope: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** Agent hosts signed in with OAuth: which company's accounts each may read; revoke. */
+export function ConnectedAppsPage({
+  frame,
+  grants,
+  companies,
+  accounts,
+}: {
+  frame: Frame & { csrf: string };
+  grants: ConnectedAppView[];
+  companies: CompanyView[];
+  accounts: BankAccountView[];
+}) {
+  const companyName = new Map(companies.map((c) => [c.company_id, c.name]));
+  const accountName = new Map(
+    accounts.map((a) => [a.bank_account_id, `${a.alias} ${a.account_number_masked}`]),
+  );
+  return (
+    <Layout frame={frame}>
+      <h1>Подключённые приложения</h1>
+      <section class="card">
+        <p class="muted">
+          Агенты (Claude, ChatGPT и другие), вошедшие через OAuth на /mcp. Отзыв действует со следующего
+          запроса.
+        </p>
+        <table>
+          <thead>
+            <tr>
+              <th>Приложение</th>
+              <th>Компания</th>
+              <th>Счета</th>
+              <th>Права</th>
+              <th>С</th>
+              <th>Состояние</th>
+            </tr>
+          </thead>
+          <tbody>
+            {grants.map((g) => (
+              <tr>
+                <td>
+                  <div safe>{g.client_name}</div>
+                  <div class="mono small" safe>
+                    {g.client_id}
+                  </div>
+                </td>
+                <td safe>{companyName.get(g.company_id) ?? g.company_id}</td>
+                <td class="small" safe>
+                  {g.accounts.map((a) => accountName.get(a) ?? a).join(", ")}
+                </td>
+                <td class="small" safe>
+                  {g.scope === "" ? "нет" : g.scope}
+                </td>
+                <td class="small" safe>
+                  {formatTime(g.created_at)}
+                </td>
+                <td>
+                  {g.revoked_at !== null ? (
+                    <Badge kind="bad" text="отозван" />
+                  ) : (
+                    <PostForm action={`/admin/oauth/grants/${g.grant_id}/revoke`} csrf={frame.csrf}>
+                      <button type="submit" class="secondary">
+                        Отозвать
+                      </button>
+                    </PostForm>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {grants.length === 0 ? <p class="muted">Подключений пока нет.</p> : ""}
       </section>
     </Layout>
   );
