@@ -206,9 +206,22 @@ async function httpSection() {
       statelessFile,
     );
     // The same stateless call on /mcp with an OAuth access token (an agent host that signed in).
-    const oauthToken = await oauthAccessToken(server, companyId, accountId);
+    // As many grants as the other rows have tokens: each grant has its own rate limit (300 a minute).
+    const oauthTokens: { token: string }[] = [];
+    for (let i = 0; i < TOKENS; i++)
+      oauthTokens.push({ token: await oauthAccessToken(server, companyId, accountId) });
+    // The same rate limit as the static tokens of the other rows (an operator may set a grant's).
+    const grants = (await (await server.admin("GET", "/oauth/grants")).json()) as {
+      grants: { api_token_id: string }[];
+    };
+    for (const g of grants.grants) {
+      const patched = await server.admin("PATCH", `/tokens/${g.api_token_id}`, {
+        rate_limit_per_minute: 10000,
+      });
+      if (!patched.ok) throw new Error(`grant rate limit: ${patched.status}`);
+    }
     const oauthFile = join(work, "mcp-oauth.req");
-    writeRequests(oauthFile, host, statelessCallRequests([{ token: oauthToken }], accountId, "/mcp"));
+    writeRequests(oauthFile, host, statelessCallRequests(oauthTokens, accountId, "/mcp"));
     const oauthResult = await bench("svc MCP get_balance, OAuth token on /mcp", server.url, oauthFile);
     const audited = countRows(svc.dbPath, "audit_log") - auditBefore;
     const rssAfter = memoryOf(server.proc.pid);

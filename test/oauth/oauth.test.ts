@@ -97,6 +97,31 @@ describe("the code flow", () => {
     expect(audited?.api_token_id).toBe(grant.api_token_id);
   });
 
+  test("nothing secret in the logs: no code, access token, refresh token or verifier", async () => {
+    const { t, company, readable } = oauthApp();
+    const { clientId, callback, tokens } = await signedIn(t, {
+      company_id: company.company_id,
+      accounts: [{ bank_account_id: readable.bank_account_id }],
+    });
+    await form(t, "/oauth/token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId });
+    await mcpCall(t, tokens.access_token);
+    await new Promise((r) => setTimeout(r, 20));
+    const logs = t.logs.join("\n");
+    expect(logs.length).toBeGreaterThan(0);
+    for (const secret of [callback.searchParams.get("code")!, tokens.access_token, tokens.refresh_token]) {
+      expect(logs).not.toContain(secret);
+    }
+    // Stored only as hashes.
+    const dump = JSON.stringify(
+      ["oauth_requests", "oauth_refresh_tokens", "api_tokens"].map((table) =>
+        t.services.database.sqlite.query(`SELECT * FROM ${table}`).all(),
+      ),
+    );
+    for (const secret of [callback.searchParams.get("code")!, tokens.access_token, tokens.refresh_token]) {
+      expect(dump).not.toContain(secret);
+    }
+  });
+
   test("refresh tokens rotate; a used one presented again revokes the whole grant", async () => {
     const { t, company, readable } = oauthApp();
     const { clientId, tokens } = await signedIn(t, {
