@@ -4,6 +4,7 @@ import { runAdminCommand } from "../src/admin/cli";
 import { ConfigError, loadConfig } from "../src/config";
 import { flushStdout } from "../src/core/logger";
 import { migrate, openDatabase } from "../src/db/open";
+import { ServeLockHeld } from "../src/db/sqlite/serve-lock";
 import { startServer, VERSION } from "../src/main";
 
 const USAGE = `использование: svc <команда>
@@ -67,6 +68,10 @@ try {
 } catch (e) {
   if (e instanceof ConfigError) {
     console.error(`ошибка конфигурации: ${e.message}`);
+    process.exit(2);
+  }
+  if (e instanceof ServeLockHeld) {
+    console.error(e.message);
     process.exit(2);
   }
   console.error(e instanceof Error ? e.message : String(e));

@@ -1,4 +1,5 @@
 // Composition root: config -> database -> services -> app -> workers -> listen.
+
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
@@ -9,6 +10,7 @@ import { buildServices, type ServiceOverrides, type Services } from "./container
 import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./core/clock";
 import { createLogger, flushStdout, type Logger } from "./core/logger";
 import { migrate, openDatabase } from "./db/open";
+import { acquireServeLock, type ServeLock } from "./db/sqlite/serve-lock";
 import { WalCheckpointer } from "./db/sqlite/wal-checkpointer";
 import { type DemoSignIn, demoAgainBanner, demoBanner, seedDemo } from "./demo";
 import { ScheduledBackups } from "./ops/scheduled-backups";
@@ -107,6 +109,23 @@ export function openServices(config: Config, options: StartOptions = {}): Servic
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const serveLock = acquireServeLock(config.dbPath, {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+  });
+  try {
+    return await startLocked(config, options, serveLock);
+  } catch (e) {
+    serveLock.release();
+    throw e;
+  }
+}
+
+async function startLocked(
+  config: Config,
+  options: StartOptions,
+  serveLock: ServeLock,
+): Promise<RunningServer> {
   const admin = options.demo ? resolveDemoAdminToken(config) : null;
   if (admin) config = { ...config, adminToken: admin.token };
   const services = openServices(config, options);
@@ -188,6 +207,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await services.exportThreads.stop();
       services.mcp.close();
       services.database.close();
+      serveLock.release();
       logger.info("stopped");
     })();
     return stopping;

@@ -293,6 +293,19 @@ describe("svc serve", () => {
         expect(outcome).toEqual({ exited: expect.any(Number) });
         expect(await clash.exited).not.toBe(0);
         expect((await new Response(clash.stderr).text()).length).toBeGreaterThan(0);
+
+        // A second server on the same database file (another port) refuses too: it would give
+        // every token a second rate-limit window and run every background job twice.
+        const twin = Bun.spawn([BUN, "run", "cli/svc.ts", "serve"], {
+          cwd: ROOT,
+          env: env({ SVC_PORT: "0", SVC_DB_PATH: join(dir, "nested", "svc.db") }),
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        spawned.add(twin);
+        expect(await twin.exited).toBe(2);
+        expect(await new Response(twin.stderr).text()).toContain("другой svc serve уже работает с базой");
       } finally {
         const code = await stop(server);
         expect(code).toBe(0);

@@ -103,7 +103,11 @@ describe("the code flow", () => {
       company_id: company.company_id,
       accounts: [{ bank_account_id: readable.bank_account_id }],
     });
-    await form(t, "/oauth/token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId });
+    await form(t, "/oauth/token", {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
     await mcpCall(t, tokens.access_token);
     await new Promise((r) => setTimeout(r, 20));
     const logs = t.logs.join("\n");
