@@ -22,10 +22,12 @@ test-fast: node_modules/.installed typecheck lint deadcode test-deps
 	bash scripts/run-tests.sh --fast
 
 # Debian packages the tests use (installed when missing): Chromium for the admin pages' browser
-# test, and the official Prometheus Python client, whose text-format parser reads /metrics.
+# test, the official Prometheus Python client, whose text-format parser reads /metrics, and
+# PostgreSQL, of which the suite starts a throwaway server (scripts/pg-test.sh).
 test-deps:
 	sh scripts/ensure-chromium.sh
 	sh scripts/ensure-deb.sh python3-prometheus-client /usr/lib/python3/dist-packages/prometheus_client/parser.py
+	sh scripts/ensure-deb.sh postgresql-15 /usr/lib/postgresql/15/bin/initdb
 
 typecheck: node_modules/.installed
 	node_modules/.bin/tsc -p tsconfig.json

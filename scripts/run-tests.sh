@@ -6,6 +6,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUN=node_modules/.bin/bun
+# A throwaway PostgreSQL for the tests of the PostgreSQL store, stopped and removed at the end
+# however the run ends.
+PG_DIR=$(mktemp -d)
+trap 'bash scripts/pg-test.sh stop "$PG_DIR"' EXIT
+bash scripts/pg-test.sh start "$PG_DIR" || exit 1
+SVC_TEST_DATABASE_URL=$(cat "$PG_DIR/url")
+export SVC_TEST_DATABASE_URL
 passed=0
 failed=0
 broken=()
