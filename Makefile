@@ -42,8 +42,11 @@ deadcode: node_modules/.installed
 fmt: node_modules/.installed
 	node_modules/.bin/biome check --write .
 
+# Both dialects: SQLite (the default store; embedded in the binary) and PostgreSQL (migrations-pg/,
+# the replicas' store to come; test/db/pg-schema.test.ts keeps the two schemas equal).
 migrations: node_modules/.installed
 	node_modules/.bin/drizzle-kit generate
+	node_modules/.bin/drizzle-kit generate --config drizzle.pg.config.ts
 	$(BUN) run scripts/gen-migrations-index.ts
 
 build: node_modules/.installed
