@@ -1,22 +1,17 @@
 // The relational model for PostgreSQL: the same tables, columns, keys and indexes as ../schema.ts
 // (SQLite), which stays the definition; test/db/pg-schema.test.ts holds the two equal. Differences
 // of the dialect only: kopecks, counts and _ms times are 64-bit (a 32-bit integer overflows at
-// 21.4 M roubles and in 25 days of milliseconds), booleans are booleans, blobs are bytea, and
-// autoincrement ids are identity columns.
+// 21.4 M roubles and in 25 days of milliseconds), booleans are booleans, blobs are bytea,
+// autoincrement ids are identity columns, and text sorts in byte order.
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  boolean,
-  customType,
-  index,
-  pgTable,
-  primaryKey,
-  text,
-  uniqueIndex,
-} from "drizzle-orm/pg-core";
+import { bigint, boolean, customType, index, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
 const int64 = (name: string) => bigint(name, { mode: "number" });
+// Text in byte order, as SQLite compares it (BINARY): ids, ISO times and keyset cursors sort the
+// same in both stores whatever the cluster's locale. (The enum lists are the SQLite schema's.)
+const byteText = customType<{ data: string; driverData: string }>({ dataType: () => 'text COLLATE "C"' });
+const text = (name: string, _values?: { enum: readonly string[] }) => byteText(name);
 
 export const companies = pgTable("companies", {
   id: text("id").primaryKey(),
