@@ -4,13 +4,16 @@ import { runAdminCommand } from "../src/admin/cli";
 import { ConfigError, loadConfig } from "../src/config";
 import { flushStdout } from "../src/core/logger";
 import { migrate, openDatabase } from "../src/db/open";
+import { connectPostgres, DatabaseUnavailable, describeDatabaseUrl } from "../src/db/pg/connect";
+import { MigrationMismatch, migratePostgres } from "../src/db/pg/migrate";
 import { ServeLockHeld } from "../src/db/sqlite/serve-lock";
 import { startServer, VERSION } from "../src/main";
 
 const USAGE = `использование: svc <команда>
   serve [--demo]   применить миграции, запустить HTTP-сервер и фоновые задачи
                    (--demo: на пустой базе — демо-компания, счета и токены)
-  migrate          применить миграции и выйти
+  migrate          применить миграции и выйти (SQLite в SVC_DB_PATH или
+                   PostgreSQL в SVC_DATABASE_URL)
   admin …          администрирование на файле базы (svc admin help)
   version          показать версию`;
 
@@ -43,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "migrate": {
       const config = loadConfig();
+      if (config.databaseUrl !== null) return migratePostgresDatabase(config.databaseUrl);
       const database = openDatabase(config.dbPath);
       migrate(database.db);
       database.close();
@@ -62,6 +66,21 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+async function migratePostgresDatabase(url: string): Promise<number> {
+  const sql = connectPostgres(url, { max: 1 });
+  try {
+    const outcome = await migratePostgres(sql, url);
+    const n = outcome.applied.length;
+    console.log(
+      `${describeDatabaseUrl(url)}: ${n} migration${n === 1 ? "" : "s"} applied, ` +
+        `${outcome.total} of ${outcome.total} in place`,
+    );
+    return 0;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 try {
   const code = await main(process.argv.slice(2));
   if (code >= 0) process.exit(code);
@@ -70,7 +89,7 @@ try {
     console.error(`ошибка конфигурации: ${e.message}`);
     process.exit(2);
   }
-  if (e instanceof ServeLockHeld) {
+  if (e instanceof ServeLockHeld || e instanceof DatabaseUnavailable || e instanceof MigrationMismatch) {
     console.error(e.message);
     process.exit(2);
   }

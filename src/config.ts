@@ -7,6 +7,8 @@ import type { LogLevel } from "./core/logger";
 
 export interface Config {
   dbPath: string;
+  /** SVC_DATABASE_URL: the PostgreSQL store (replicas); null: SQLite at dbPath. */
+  databaseUrl: string | null;
   host: string;
   port: number;
   adminToken: string | null;
@@ -82,6 +84,24 @@ function baseUrl(env: Env, name: string, fallback: string): string {
   }
   if (url.search !== "" || url.hash !== "") throw new ConfigError(name, `"${raw}" — без ? и #`);
   return raw.replace(/\/+$/, "");
+}
+
+/** A postgres:// URL. The value is never echoed: it usually carries the password. */
+function databaseUrl(env: Env): string | null {
+  const raw = str(env, "SVC_DATABASE_URL", "").trim();
+  if (raw === "") return null;
+  const shape = "нужен адрес вида postgres://пользователь:пароль@хост:5432/база";
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError("SVC_DATABASE_URL", `не адрес; ${shape}`);
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new ConfigError("SVC_DATABASE_URL", `схема ${url.protocol} не поддерживается; ${shape}`);
+  }
+  if (url.hostname === "") throw new ConfigError("SVC_DATABASE_URL", `не указан хост; ${shape}`);
+  return raw;
 }
 
 function list(env: Env, name: string): string[] {
@@ -164,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int(env, "SVC_PORT", 8080, 0, 65535);
   return {
     dbPath: str(env, "SVC_DB_PATH", "./data/svc.db"),
+    databaseUrl: databaseUrl(env),
     host,
     port,
     adminToken: adminToken === "" ? null : adminToken,

@@ -92,7 +92,21 @@ function resolveDemoAdminToken(config: Config): {
   return { token, source: "file", created: true };
 }
 
+/**
+ * The PostgreSQL store takes its schema (`svc migrate`) but does not serve yet: with
+ * SVC_DATABASE_URL set, svc refuses rather than quietly serving a SQLite file instead.
+ */
+function requireSqliteStore(config: Config): void {
+  if (config.databaseUrl === null) return;
+  throw new ConfigError(
+    "SVC_DATABASE_URL",
+    "в этой версии PostgreSQL принимает только схему (svc migrate); svc serve и svc admin работают " +
+      "с SQLite — уберите SVC_DATABASE_URL (файл базы задаёт SVC_DB_PATH)",
+  );
+}
+
 export function openServices(config: Config, options: StartOptions = {}): Services {
+  requireSqliteStore(config);
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = openDatabase(config.dbPath);
   // With a replicator (Litestream) owning checkpoints, no commit of this process may start one.
@@ -109,6 +123,7 @@ export function openServices(config: Config, options: StartOptions = {}): Servic
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  requireSqliteStore(config);
   const serveLock = acquireServeLock(config.dbPath, {
     pid: process.pid,
     startedAt: new Date().toISOString(),

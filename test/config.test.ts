@@ -18,6 +18,7 @@ describe("loadConfig", () => {
   test("defaults are those of decisions §1", () => {
     expect(loadConfig({})).toEqual({
       dbPath: "./data/svc.db",
+      databaseUrl: null,
       host: "127.0.0.1",
       port: 8080,
       adminToken: null,
@@ -49,6 +50,7 @@ describe("loadConfig", () => {
   test("every variable is read", () => {
     const config = loadConfig({
       SVC_DB_PATH: ":memory:",
+      SVC_DATABASE_URL: "postgresql://svc:pw@db.internal:5433/svc?sslmode=require",
       SVC_HOST: "0.0.0.0",
       SVC_PORT: "0",
       SVC_ADMIN_TOKEN: "a".repeat(32),
@@ -77,6 +79,7 @@ describe("loadConfig", () => {
     });
     expect(config).toEqual({
       dbPath: ":memory:",
+      databaseUrl: "postgresql://svc:pw@db.internal:5433/svc?sslmode=require",
       host: "0.0.0.0",
       port: 0,
       adminToken: "a".repeat(32),
@@ -109,6 +112,20 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ SVC_TOCHKA_API_URL: "enter.tochka.com" })).toThrow(/SVC_TOCHKA_API_URL/);
     expect(() => loadConfig({ SVC_TOCHKA_AUTH_URL: "ftp://bank.example" })).toThrow(/SVC_TOCHKA_AUTH_URL/);
     expect(() => loadConfig({ SVC_PUBLIC_URL: "https://svc.example.com/?x=1" })).toThrow(/SVC_PUBLIC_URL/);
+  });
+
+  test("SVC_DATABASE_URL must be a postgres URL, and a refusal never echoes it (it carries the password)", () => {
+    for (const bad of ["mysql://u:s3cret@h/db", "s3cret-not-a-url", "postgres://u:s3cret@/db"]) {
+      let message = "";
+      try {
+        loadConfig({ SVC_DATABASE_URL: bad });
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toStartWith("SVC_DATABASE_URL:");
+      expect(message).not.toContain("s3cret");
+    }
+    expect(loadConfig({ SVC_DATABASE_URL: "postgres://db/svc" }).databaseUrl).toBe("postgres://db/svc");
   });
 
   test("an empty value means unset", () => {

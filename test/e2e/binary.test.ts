@@ -1,9 +1,11 @@
-// The compiled `svc` from a directory that holds no source tree: migrations, the checkpoint worker
+// The compiled `svc` from a directory that holds no source tree: migrations (both dialects), the checkpoint worker
 // and the export worker are embedded, the server starts, orders a statement and exports it (large
 // enough to be rendered by export threads).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { embeddedPgMigrations } from "../../src/db/pg/migrate";
+import { freshDatabase } from "../helpers/postgres";
 import { ROOT, type RunningProcess, seedIntegration, startServe, tempDir } from "../helpers/server";
 
 const running: RunningProcess[] = [];
@@ -33,6 +35,15 @@ describe("compiled svc", () => {
     const migrate = Bun.spawnSync([binary, "migrate"], { cwd: workDir, env: { SVC_DB_PATH: "m/svc.db" } });
     expect(migrate.exitCode).toBe(0);
     expect(existsSync(join(workDir, "m/svc.db"))).toBe(true);
+    // The PostgreSQL driver and that dialect's migrations are built in too.
+    const pgMigrate = Bun.spawnSync([binary, "migrate"], {
+      cwd: workDir,
+      env: { SVC_DATABASE_URL: await freshDatabase() },
+    });
+    expect(pgMigrate.stderr.toString()).toBe("");
+    expect(pgMigrate.exitCode).toBe(0);
+    const pgTotal = embeddedPgMigrations().length;
+    expect(pgMigrate.stdout.toString()).toContain(`${pgTotal} of ${pgTotal} in place`);
 
     const server = await startServe({
       command: [binary],
