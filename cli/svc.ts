@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from "../src/config";
 import { flushStdout } from "../src/core/logger";
 import { migrate, openDatabase } from "../src/db/open";
 import { connectPostgres, DatabaseUnavailable, describeDatabaseUrl } from "../src/db/pg/connect";
+import { CopyRefused } from "../src/db/pg/copy-from-sqlite";
 import { MigrationMismatch, migratePostgres } from "../src/db/pg/migrate";
 import { ServeLockHeld } from "../src/db/sqlite/serve-lock";
 import { startServer, VERSION } from "../src/main";
@@ -89,7 +90,12 @@ try {
     console.error(`ошибка конфигурации: ${e.message}`);
     process.exit(2);
   }
-  if (e instanceof ServeLockHeld || e instanceof DatabaseUnavailable || e instanceof MigrationMismatch) {
+  if (
+    e instanceof ServeLockHeld ||
+    e instanceof DatabaseUnavailable ||
+    e instanceof MigrationMismatch ||
+    e instanceof CopyRefused
+  ) {
     console.error(e.message);
     process.exit(2);
   }

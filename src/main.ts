@@ -40,6 +40,11 @@ export interface StartOptions {
   overrides?: ServiceOverrides;
 }
 
+/** The key file a database uses when SVC_SECRET_KEY is unset. */
+export function secretKeyFileOf(dbPath: string): string {
+  return join(dirname(dbPath), "secret.key");
+}
+
 /**
  * The key that seals bank credentials: SVC_SECRET_KEY, else a key file beside the database
  * (created by --demo with mode 0600 when missing, reused afterwards).
@@ -47,7 +52,7 @@ export interface StartOptions {
 function resolveSecretKey(config: Config, demo: boolean, logger: Logger): Uint8Array | null {
   if (config.secretKey) return config.secretKey;
   if (config.dbPath === ":memory:") return demo ? secureRandomBytes(32) : null;
-  const keyFile = join(dirname(config.dbPath), "secret.key");
+  const keyFile = secretKeyFileOf(config.dbPath);
   if (existsSync(keyFile)) {
     const key = decodeSecretKey(readFileSync(keyFile, "utf8"));
     if (!key) throw new ConfigError("SVC_SECRET_KEY", `в ${keyFile} нет ключа: 32 байта в base64`);

@@ -10,6 +10,7 @@ import type { Config } from "../config";
 import { ApiError, errorEnvelope } from "../core/errors";
 import { openServices } from "../main";
 import { BackupError, backupDatabase, verifyBackup } from "../ops/backup";
+import { MigrateToPostgresUsage, migrateToPostgres } from "./migrate-to-postgres";
 
 const HELP = `использование: svc admin <объект> <действие> [параметры]
   company create --name NAME --inn INN [--kpp KPP]          создать компанию
@@ -32,6 +33,8 @@ const HELP = `использование: svc admin <объект> <действ
   audit export [--since ISO] [--until ISO] [--format jsonl|csv]
                                                             журнал за период в stdout, старые сверху
   backup --to FILE          копия базы на ходу (сервер может работать)
+  migrate-to-postgres       скопировать базу SQLite (SVC_DB_PATH) в пустую базу PostgreSQL
+                            (SVC_DATABASE_URL); сервер на файле должен быть остановлен
   verify FILE               проверка копии: целостность, версия схемы, число строк`;
 
 const OPTIONS = {
@@ -122,8 +125,9 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
       return report.ok ? 0 : 1;
     }
     if (object === "audit" && action === "export") return await exportAudit(config, v);
+    if (object === "migrate-to-postgres") return await migrateToPostgres(config);
   } catch (e) {
-    if (e instanceof UsageError) {
+    if (e instanceof UsageError || e instanceof MigrateToPostgresUsage) {
       console.error(`${e.message}\n${HELP}`);
       return 2;
     }

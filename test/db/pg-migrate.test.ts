@@ -1,24 +1,14 @@
 // `svc migrate` on PostgreSQL (SVC_DATABASE_URL): the migrations embedded in the build, applied
 // once however many replicas start together, all or nothing, refusing a database another build
 // migrated; unreachable servers and refusals named without the password.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { embeddedPgMigrations, migratePostgres, type PgMigration } from "../../src/db/pg/migrate";
 import * as pgSchema from "../../src/db/pg/schema";
-import { freshDatabase } from "../helpers/postgres";
+import { connect, freshDatabase } from "../helpers/postgres";
 import { BUN, ROOT, tempDir } from "../helpers/server";
-
-const clients: postgres.Sql[] = [];
-function connect(url: string): postgres.Sql {
-  const sql = postgres(url, { max: 2, onnotice: () => {} });
-  clients.push(sql);
-  return sql;
-}
-afterAll(async () => {
-  for (const c of clients.splice(0)) await c.end({ timeout: 5 });
-});
 
 const EMBEDDED = embeddedPgMigrations();
 const TABLES = Object.values(pgSchema).filter(

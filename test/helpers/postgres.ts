@@ -4,6 +4,14 @@ import { afterAll, expect } from "bun:test";
 import postgres from "postgres";
 
 const made: string[] = [];
+const clients: postgres.Sql[] = [];
+
+/** A client of the given database, ended when the file's tests end. */
+export function connect(url: string): postgres.Sql {
+  const sql = postgres(url, { max: 2, onnotice: () => {} });
+  clients.push(sql);
+  return sql;
+}
 
 /** The URL of the suite's server; a file run alone without one fails saying how to run it. */
 function suiteServerUrl(): string {
@@ -32,6 +40,7 @@ export async function freshDatabase(prefix = "svc_t"): Promise<string> {
 }
 
 afterAll(async () => {
+  for (const c of clients.splice(0)) await c.end({ timeout: 5 });
   if (made.length === 0) return;
   const admin = postgres(suiteServerUrl(), { max: 1, onnotice: () => {} });
   try {
