@@ -1,0 +1,38 @@
+// The messages between PgSyncClient (the server's thread) and its worker (sync-worker.ts). Kept
+// apart from the worker module, whose top level installs the thread's message handler.
+
+export interface SyncWorkerStart {
+  kind: "start";
+  url: string;
+  /** Per statement, enforced by the server too (statement_timeout). */
+  statementTimeoutMs: number;
+  connectTimeoutSeconds: number;
+  control: SharedArrayBuffer;
+  data: SharedArrayBuffer;
+}
+
+export interface SyncWorkerQuery {
+  kind: "query";
+  id: number;
+  text: string;
+  params: unknown[];
+}
+
+/** The previous answer did not fit: here is a buffer large enough. */
+export interface SyncWorkerResend {
+  kind: "resend";
+  id: number;
+  data: SharedArrayBuffer;
+}
+
+export type SyncWorkerMessage = SyncWorkerStart | SyncWorkerQuery | SyncWorkerResend;
+
+/** What the server's thread reads back. */
+export type SyncAnswer =
+  | { rows: Record<string, unknown>[]; count: number }
+  | { error: { message: string; code: string | null; connection: boolean } };
+
+/** control: [0] the id of the answer written (the server's thread waits on it), [1] its length in
+ *  bytes, negative when it needs a larger buffer. */
+export const ANSWER_ID = 0;
+export const ANSWER_LENGTH = 1;
