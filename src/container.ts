@@ -22,6 +22,7 @@ import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
 import { BankConnectionRepository } from "./db/repos/connections";
 import { SqliteSandboxRequestLog } from "./db/repos/sandbox-requests";
 import { TokenRepository } from "./db/repos/tokens";
+import { sqlitePort } from "./db/sql-port";
 import { ExternalChanges, RowCache } from "./db/sqlite/row-cache";
 import { createMcpServices, type SessionStore } from "./mcp";
 import { OAuthRepository } from "./oauth/repository";
@@ -59,7 +60,7 @@ export function buildServices(
   // Another process (`svc admin`) may change tokens and accounts: cached rows follow its commits.
   const externalChanges = new ExternalChanges(sqlite, database.walHeader, config.rowCache);
   const accounts = new BankAccountRepository(db, sqlite, externalChanges);
-  const tokens = new TokenRepository(db, sqlite, externalChanges);
+  const tokens = new TokenRepository(sqlitePort(sqlite), externalChanges);
   // Counted only where someone can scrape them (SVC_METRICS_TOKEN set); otherwise nothing is kept.
   const metrics = config.metricsToken
     ? new PrometheusMetrics(sqliteReadings(sqlite, config.dbPath, clock))

@@ -1,8 +1,7 @@
-import type { Database } from "bun:sqlite";
-import { asc, eq, sql } from "drizzle-orm";
-import type { Db } from "../open";
+// Tokens and their grants, in portable SQL (see ../sql-port.ts): the same code on SQLite and PostgreSQL.
 import { apiTokens, tokenAccounts } from "../schema";
-import { type ExternalChanges, RowCache } from "../sqlite/row-cache";
+import { type SqlPort, TableRows } from "../sql-port";
+import { type CacheChanges, RowCache } from "../sqlite/row-cache";
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type TokenAccountRow = typeof tokenAccounts.$inferSelect;
@@ -46,31 +45,44 @@ export class TokenRepository {
   private readonly byHash;
   private readonly grantsOf;
   private readonly touchStmt;
+  private readonly byId;
+  private readonly all;
+  private readonly ofCompany;
+  private readonly deleteGrants;
+  private readonly tokenRows = new TableRows(apiTokens);
+  private readonly grantRows = new TableRows(tokenAccounts);
 
   private readonly records: RowCache<TokenAuthRecord>;
   private readonly grantSets: RowCache<GrantSet>;
 
   constructor(
-    private readonly db: Db,
-    private readonly sqlite: Database,
-    changes: ExternalChanges,
+    private readonly port: SqlPort,
+    changes: CacheChanges,
   ) {
     this.records = new RowCache(changes);
     this.grantSets = new RowCache(changes);
-    this.byHash = sqlite.query<RawAuthRow, [string]>(
-      `SELECT id, company_id AS companyId, purpose, mode, scope_read_statements AS scopeReadStatements,
-              scope_send_payments AS scopeSendPayments, allowed_ips AS allowedIps,
-              rate_limit_per_minute AS rateLimitPerMinute, expires_at AS expiresAt, revoked_at AS revokedAt,
-              oauth_grant_id AS oauthGrantId
+    this.byHash = port.prepare<RawAuthRow, [string]>(
+      `SELECT id, company_id AS "companyId", purpose, mode, scope_read_statements AS "scopeReadStatements",
+              scope_send_payments AS "scopeSendPayments", allowed_ips AS "allowedIps",
+              rate_limit_per_minute AS "rateLimitPerMinute", expires_at AS "expiresAt", revoked_at AS "revokedAt",
+              oauth_grant_id AS "oauthGrantId"
          FROM api_tokens WHERE token_hash = ?`,
     );
-    this.grantsOf = sqlite.query<{ bankAccountId: string; r: number; s: number }, [string]>(
-      `SELECT bank_account_id AS bankAccountId, allow_read_statements AS r, allow_send_payments AS s
+    this.grantsOf = port.prepare<{ bankAccountId: string; r: number; s: number }, [string]>(
+      `SELECT bank_account_id AS "bankAccountId", allow_read_statements AS r, allow_send_payments AS s
          FROM token_accounts WHERE token_id = ?`,
     );
-    this.touchStmt = sqlite.query<unknown, [string, string]>(
+    this.touchStmt = port.prepare<unknown, [string, string]>(
       `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`,
     );
+    const select = `SELECT ${this.tokenRows.selectList()} FROM api_tokens`;
+    const order = `ORDER BY created_at, ${port.insertionOrder}`;
+    this.byId = port.prepare<Record<string, unknown>, [string]>(`${select} WHERE id = ?`);
+    this.all = port.prepare<Record<string, unknown>, []>(`${select} ${order}`);
+    this.ofCompany = port.prepare<Record<string, unknown>, [string]>(
+      `${select} WHERE company_id = ? ${order}`,
+    );
+    this.deleteGrants = port.prepare<unknown, [string]>("DELETE FROM token_accounts WHERE token_id = ?");
   }
 
   /** Treat the result as read-only: it may be shared with other requests. */
@@ -117,50 +129,44 @@ export class TokenRepository {
     this.touchStmt.run(at, tokenId);
   }
 
-  // bun:sqlite transactions nest (as savepoints), so a caller may wrap these in its own
-  // transaction together with the audit entry.
+  // Transactions nest (SQLite: as savepoints; PostgreSQL: joining the open one), so a caller may
+  // wrap these in its own transaction together with the audit entry.
   insert(row: ApiTokenRow, grants: AccountGrant[]): void {
     this.writing(() =>
-      this.sqlite
-        .transaction(() => {
-          this.db.insert(apiTokens).values(row).run();
-          for (const g of grants)
-            this.db
-              .insert(tokenAccounts)
-              .values({ tokenId: row.id, ...g })
-              .run();
-        })
-        .immediate(),
+      this.port.transaction(() => {
+        this.execute(this.tokenRows.insert(row));
+        this.insertGrants(row.id, grants);
+      }),
     );
   }
 
   update(id: string, patch: Partial<ApiTokenRow>, grants?: AccountGrant[]): void {
     this.writing(() =>
-      this.sqlite
-        .transaction(() => {
-          if (Object.keys(patch).length > 0)
-            this.db.update(apiTokens).set(patch).where(eq(apiTokens.id, id)).run();
-          if (grants) {
-            this.db.delete(tokenAccounts).where(eq(tokenAccounts.tokenId, id)).run();
-            for (const g of grants)
-              this.db
-                .insert(tokenAccounts)
-                .values({ tokenId: id, ...g })
-                .run();
-          }
-        })
-        .immediate(),
+      this.port.transaction(() => {
+        if (Object.keys(patch).length > 0) this.execute(this.tokenRows.update(patch, "id", id));
+        if (grants) {
+          this.deleteGrants.run(id);
+          this.insertGrants(id, grants);
+        }
+      }),
     );
   }
 
   findById(id: string): ApiTokenRow | null {
-    return this.db.select().from(apiTokens).where(eq(apiTokens.id, id)).get() ?? null;
+    const raw = this.byId.get(id);
+    return raw ? this.tokenRows.fromDriver(raw) : null;
   }
 
   list(companyId?: string): ApiTokenRow[] {
-    const q = this.db.select().from(apiTokens);
-    return (companyId ? q.where(eq(apiTokens.companyId, companyId)) : q)
-      .orderBy(asc(apiTokens.createdAt), asc(sql`rowid`))
-      .all();
+    const rows = companyId === undefined ? this.all.all() : this.ofCompany.all(companyId);
+    return rows.map((raw) => this.tokenRows.fromDriver(raw));
+  }
+
+  private insertGrants(tokenId: string, grants: AccountGrant[]): void {
+    for (const g of grants) this.execute(this.grantRows.insert({ tokenId, ...g }));
+  }
+
+  private execute(statement: { text: string; params: unknown[] }): void {
+    this.port.prepare(statement.text).run(...(statement.params as never[]));
   }
 }

@@ -10,7 +10,14 @@
 import type { Database } from "bun:sqlite";
 import type { WalIndexHeader } from "./wal-index-header";
 
-export class ExternalChanges {
+/** What a RowCache needs of whoever watches for other writers (ExternalChanges on SQLite). */
+export interface CacheChanges {
+  readonly keepRows: boolean;
+  register(clear: () => void): void;
+  check(): void;
+}
+
+export class ExternalChanges implements CacheChanges {
   private readonly stmt;
   private version: number;
   private readonly clears: (() => void)[] = [];
@@ -76,7 +83,7 @@ export class RowCache<V> {
   private readonly rows = new Map<string, V>();
   private readonly keepRows: boolean;
 
-  constructor(private readonly changes: ExternalChanges) {
+  constructor(private readonly changes: CacheChanges) {
     this.keepRows = changes.keepRows;
     if (this.keepRows) changes.register(() => this.rows.clear());
   }

@@ -1,0 +1,101 @@
+// What the stores hold a database by: prepared statements and transactions, synchronous, with the
+// same rows from either database. On SQLite the port hands out bun:sqlite's own statements (no
+// layer in between); on PostgreSQL (pg/port.ts) the same SQL text runs through PgSyncClient.
+//
+// Portable SQL, the rules a statement follows to run on both:
+// - `?` placeholders (translated to $1, $2… for PostgreSQL); no named parameters.
+// - camelCase aliases in double quotes (`AS "companyId"`): PostgreSQL folds bare names to lower case.
+// - booleans compared as `= 1`/`= 0` or `= TRUE`: both stores hand 1/0 back, and PostgreSQL takes
+//   1/0 parameters for boolean columns.
+// - no rowid: `port.insertionOrder` names the column that orders rows as they were inserted.
+import type { Database } from "bun:sqlite";
+import { getTableColumns, getTableName } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+
+export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
+
+export interface SqlStatement<Row, Params extends SqlValue[]> {
+  get(...params: Params): Row | null;
+  all(...params: Params): Row[];
+  run(...params: Params): { changes: number };
+}
+
+export interface SqlPort {
+  readonly dialect: "sqlite" | "postgres";
+  /** The expression that orders a table's rows as they were inserted (a tie-breaker). */
+  readonly insertionOrder: string;
+  prepare<Row, Params extends SqlValue[] = SqlValue[]>(text: string): SqlStatement<Row, Params>;
+  /** `work` in one transaction; a nested call joins the one already open. */
+  transaction<T>(work: () => T): T;
+}
+
+export function sqlitePort(sqlite: Database): SqlPort {
+  return {
+    dialect: "sqlite",
+    insertionOrder: "rowid",
+    prepare: <Row, Params extends SqlValue[]>(text: string) =>
+      sqlite.query<Row, Params>(text) as unknown as SqlStatement<Row, Params>,
+    // IMMEDIATE: the write lock first, so a read-decide-write cannot be overtaken.
+    transaction: (work) => sqlite.transaction(work).immediate(),
+  };
+}
+
+/**
+ * Rows of a table (as the schema types them: camelCase keys, booleans, JSON values) to and from
+ * the database's columns, for statements written once for both stores.
+ */
+export class TableRows<T extends SQLiteTable> {
+  private readonly columns: [key: string, column: SQLiteColumn][];
+  private readonly name: string;
+
+  constructor(table: T) {
+    this.name = getTableName(table);
+    this.columns = Object.entries(getTableColumns(table)) as [string, SQLiteColumn][];
+  }
+
+  /** `INSERT INTO t (every column) VALUES (?, …)` and the parameters of one row, in that order. */
+  insert(row: T["$inferInsert"]): { text: string; params: SqlValue[] } {
+    const present = this.columns.filter(([key]) => (row as Record<string, unknown>)[key] !== undefined);
+    return {
+      text: `INSERT INTO "${this.name}" (${present.map(([, c]) => `"${c.name}"`).join(", ")})
+             VALUES (${present.map(() => "?").join(", ")})`,
+      params: present.map(([key, c]) => this.toDriver(c, (row as Record<string, unknown>)[key])),
+    };
+  }
+
+  /** `UPDATE t SET … WHERE key = ?` for the columns present in `patch`. */
+  update(
+    patch: Partial<T["$inferSelect"]>,
+    where: string,
+    value: SqlValue,
+  ): { text: string; params: SqlValue[] } {
+    const present = this.columns.filter(([key]) => (patch as Record<string, unknown>)[key] !== undefined);
+    const whereColumn = this.columns.find(([key]) => key === where)![1];
+    return {
+      text: `UPDATE "${this.name}" SET ${present.map(([, c]) => `"${c.name}" = ?`).join(", ")}
+             WHERE "${whereColumn.name}" = ?`,
+      params: [
+        ...present.map(([key, c]) => this.toDriver(c, (patch as Record<string, unknown>)[key])),
+        value,
+      ],
+    };
+  }
+
+  /** The column list of a SELECT giving rows `fromDriver` reads. */
+  selectList(): string {
+    return this.columns.map(([key, c]) => `"${c.name}" AS "${key}"`).join(", ");
+  }
+
+  fromDriver(raw: Record<string, unknown>): T["$inferSelect"] {
+    const row: Record<string, unknown> = {};
+    for (const [key, c] of this.columns) {
+      const value = raw[key];
+      row[key] = value === null || value === undefined ? null : c.mapFromDriverValue(value);
+    }
+    return row as T["$inferSelect"];
+  }
+
+  private toDriver(column: SQLiteColumn, value: unknown): SqlValue {
+    return value === null ? null : (column.mapToDriverValue(value) as SqlValue);
+  }
+}

@@ -1,0 +1,154 @@
+// TokenRepository in portable SQL: the same calls give the same rows on SQLite and on PostgreSQL
+// (through PgSyncClient), writes included, and a transaction that fails leaves nothing in either.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { migrate, openDatabase } from "../../src/db/open";
+import { migratePostgres } from "../../src/db/pg/migrate";
+import { postgresPort, toPostgresPlaceholders } from "../../src/db/pg/port";
+import { PgSyncClient } from "../../src/db/pg/sync-client";
+import { type ApiTokenRow, TokenRepository } from "../../src/db/repos/tokens";
+import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
+import { ExternalChanges } from "../../src/db/sqlite/row-cache";
+import { connect, freshDatabase } from "../helpers/postgres";
+
+const sqlite = openDatabase(":memory:");
+migrate(sqlite.db);
+let pgClient: PgSyncClient;
+const stores: { name: string; port: SqlPort; repo: TokenRepository }[] = [];
+
+function seed(port: SqlPort): void {
+  port
+    .prepare("INSERT INTO companies (id, name, inn, created_at) VALUES (?, ?, ?, ?)")
+    .run("c1", "ООО Ромашка", "7719617469", "2026-11-20T09:00:00.000Z");
+  port
+    .prepare("INSERT INTO companies (id, name, inn, created_at) VALUES (?, ?, ?, ?)")
+    .run("c2", "ООО Лютик", "7707083893", "2026-11-20T09:00:00.000Z");
+  for (const [id, n] of [
+    ["a1", "1"],
+    ["a2", "2"],
+  ] as const) {
+    port
+      .prepare(
+        `INSERT INTO bank_accounts (id, company_id, bank, account_number, bik, currency, alias, created_at)
+         VALUES (?, 'c1', 'sandbox', ?, '044525225', 'RUB', ?, '2026-11-20T09:00:00.000Z')`,
+      )
+      .run(id, `4070281000000000000${n}`, `acc${n}`);
+  }
+}
+
+beforeAll(async () => {
+  const url = await freshDatabase();
+  await migratePostgres(connect(url), url);
+  pgClient = new PgSyncClient(url, { timeoutMs: 10_000 });
+  const sqliteChanges = new ExternalChanges(sqlite.sqlite);
+  // PostgreSQL rows are read from the database every time here (its change feed is not this file's subject).
+  const uncached = { keepRows: false, register() {}, check() {} };
+  for (const [name, port, changes] of [
+    ["sqlite", sqlitePort(sqlite.sqlite), sqliteChanges],
+    ["postgres", postgresPort(pgClient), uncached],
+  ] as const) {
+    seed(port);
+    stores.push({ name, port, repo: new TokenRepository(port, changes) });
+  }
+});
+afterAll(() => {
+  pgClient?.close();
+  sqlite.close();
+});
+
+function token(id: string, over: Partial<ApiTokenRow> = {}): ApiTokenRow {
+  return {
+    id,
+    companyId: "c1",
+    name: `токен ${id}`,
+    purpose: "integration",
+    mode: "live",
+    tokenHash: `hash-${id}`,
+    tokenPrefix: `svc_live_${id}`,
+    scopeReadStatements: true,
+    scopeSendPayments: false,
+    allowedIps: ["10.0.0.0/8", "192.168.1.7"],
+    rateLimitPerMinute: 100,
+    expiresAt: null,
+    revokedAt: null,
+    createdAt: "2026-11-20T09:00:00.000Z",
+    lastUsedAt: null,
+    oauthGrantId: null,
+    ...over,
+  };
+}
+
+/** One scenario, run on a store; returns everything it read, for comparing the stores. */
+function scenario(port: SqlPort, repo: TokenRepository) {
+  const seen: Record<string, unknown> = {};
+  repo.insert(token("t1"), [
+    { bankAccountId: "a1", allowReadStatements: true, allowSendPayments: false },
+    { bankAccountId: "a2", allowReadStatements: true, allowSendPayments: true },
+  ]);
+  repo.insert(
+    token("t2", { createdAt: "2026-11-20T09:00:01.000Z", scopeSendPayments: true, rateLimitPerMinute: null }),
+    [],
+  );
+  repo.insert(token("t3", { companyId: "c2", createdAt: "2026-11-19T00:00:00.000Z", allowedIps: [] }), []);
+  seen.auth = repo.findByHash("hash-t1");
+  seen.grants = [...repo.grants("t1")].sort((a, b) => a.bankAccountId.localeCompare(b.bankAccountId));
+  seen.byAccount = repo.grantsByAccount("t1").get("a2");
+  repo.update("t1", { name: "переименован", revokedAt: "2026-11-21T00:00:00.000Z" }, [
+    { bankAccountId: "a2", allowReadStatements: true, allowSendPayments: false },
+  ]);
+  repo.touch("t2", "2026-11-22T10:00:00.000Z");
+  seen.afterUpdate = repo.findById("t1");
+  seen.grantsAfter = repo.grants("t1");
+  seen.touched = repo.findById("t2")?.lastUsedAt;
+  seen.missing = [repo.findById("nope"), repo.findByHash("nope")];
+  seen.list = repo.list().map((t) => t.id);
+  seen.listC1 = repo.list("c1").map((t) => t.id);
+  // A second token with the first one's hash is refused, and its grants do not stay behind.
+  expect(() =>
+    repo.insert(token("t4", { tokenHash: "hash-t1" }), [
+      { bankAccountId: "a1", allowReadStatements: true, allowSendPayments: false },
+    ]),
+  ).toThrow();
+  // A caller's transaction that fails takes the token written inside it along.
+  expect(() =>
+    port.transaction(() => {
+      repo.insert(token("t5"), []);
+      throw new Error("the audit entry could not be written");
+    }),
+  ).toThrow("the audit entry could not be written");
+  seen.refusedLeftNothing = [repo.findById("t4"), repo.grants("t4"), repo.findById("t5")];
+  return seen;
+}
+
+describe("TokenRepository on both stores", () => {
+  test("the same calls give the same rows on SQLite and PostgreSQL", () => {
+    const [onSqlite, onPostgres] = stores.map((s) => scenario(s.port, s.repo));
+    expect(onPostgres).toEqual(onSqlite!);
+    // What the guard reads: the row less its name, hash, prefix and times.
+    const { name, tokenHash, tokenPrefix, createdAt, lastUsedAt, ...auth } = token("t1");
+    expect(onSqlite!.auth).toEqual(auth);
+    expect(onSqlite!.grants).toEqual([
+      { bankAccountId: "a1", allowReadStatements: true, allowSendPayments: false },
+      { bankAccountId: "a2", allowReadStatements: true, allowSendPayments: true },
+    ]);
+    expect(onSqlite!.afterUpdate).toMatchObject({
+      name: "переименован",
+      revokedAt: "2026-11-21T00:00:00.000Z",
+      scopeReadStatements: true,
+      allowedIps: ["10.0.0.0/8", "192.168.1.7"],
+    });
+    expect(onSqlite!.grantsAfter).toEqual([
+      { bankAccountId: "a2", allowReadStatements: true, allowSendPayments: false },
+    ]);
+    expect(onSqlite!.touched).toBe("2026-11-22T10:00:00.000Z");
+    expect(onSqlite!.missing).toEqual([null, null]);
+    expect(onSqlite!.list).toEqual(["t3", "t1", "t2"]);
+    expect(onSqlite!.listC1).toEqual(["t1", "t2"]);
+    expect(onSqlite!.refusedLeftNothing).toEqual([null, [], null]);
+  });
+});
+
+test("portable SQL: ? becomes $n outside string literals and quoted names only", () => {
+  expect(toPostgresPlaceholders(`SELECT "a?" AS "b?", '?' || ? FROM t WHERE x = ? AND y = 'it''s ?'`)).toBe(
+    `SELECT "a?" AS "b?", '?' || $1 FROM t WHERE x = $2 AND y = 'it''s ?'`,
+  );
+});
