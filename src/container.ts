@@ -54,13 +54,14 @@ export function buildServices(
   logger: Logger,
   overrides: ServiceOverrides = {},
 ) {
-  const { db, sqlite } = database;
+  const { sqlite } = database;
   const today = () => dateInZone(clock.now(), config.timezone);
-  const companies = new CompanyRepository(db, sqlite);
+  const port = sqlitePort(sqlite);
+  const companies = new CompanyRepository(port);
   // Another process (`svc admin`) may change tokens and accounts: cached rows follow its commits.
   const externalChanges = new ExternalChanges(sqlite, database.walHeader, config.rowCache);
-  const accounts = new BankAccountRepository(db, sqlite, externalChanges);
-  const tokens = new TokenRepository(sqlitePort(sqlite), externalChanges);
+  const accounts = new BankAccountRepository(port, externalChanges);
+  const tokens = new TokenRepository(port, externalChanges);
   // Counted only where someone can scrape them (SVC_METRICS_TOKEN set); otherwise nothing is kept.
   const metrics = config.metricsToken
     ? new PrometheusMetrics(sqliteReadings(sqlite, config.dbPath, clock))

@@ -41,49 +41,52 @@ export function sqlitePort(sqlite: Database): SqlPort {
 }
 
 /**
- * Rows of a table (as the schema types them: camelCase keys, booleans, JSON values) to and from
- * the database's columns, for statements written once for both stores.
+ * Rows of a table (as the schema types them: camelCase keys, booleans, JSON values) written to and
+ * read from the database's columns, in statements written once for both stores.
  */
 export class TableRows<T extends SQLiteTable> {
   private readonly columns: [key: string, column: SQLiteColumn][];
   private readonly name: string;
 
-  constructor(table: T) {
+  constructor(
+    private readonly port: SqlPort,
+    table: T,
+  ) {
     this.name = getTableName(table);
     this.columns = Object.entries(getTableColumns(table)) as [string, SQLiteColumn][];
   }
 
-  /** `INSERT INTO t (every column) VALUES (?, …)` and the parameters of one row, in that order. */
-  insert(row: T["$inferInsert"]): { text: string; params: SqlValue[] } {
-    const present = this.columns.filter(([key]) => (row as Record<string, unknown>)[key] !== undefined);
-    return {
-      text: `INSERT INTO "${this.name}" (${present.map(([, c]) => `"${c.name}"`).join(", ")})
-             VALUES (${present.map(() => "?").join(", ")})`,
-      params: present.map(([key, c]) => this.toDriver(c, (row as Record<string, unknown>)[key])),
-    };
+  /** Inserts one row (columns left undefined take their defaults). */
+  insert(row: T["$inferInsert"]): void {
+    const present = this.present(row);
+    this.port
+      .prepare(
+        `INSERT INTO "${this.name}" (${present.map(([, c]) => `"${c.name}"`).join(", ")})
+         VALUES (${present.map(() => "?").join(", ")})`,
+      )
+      .run(...present.map(([key, c]) => toDriver(c, (row as Record<string, unknown>)[key])));
   }
 
-  /** `UPDATE t SET … WHERE key = ?` for the columns present in `patch`. */
+  /** Sets the columns present in `patch` where the column of `where` (a key) equals `value`. */
   update(
     patch: Partial<T["$inferSelect"]>,
-    where: string,
+    where: keyof T["$inferSelect"] & string,
     value: SqlValue,
-  ): { text: string; params: SqlValue[] } {
-    const present = this.columns.filter(([key]) => (patch as Record<string, unknown>)[key] !== undefined);
+  ): number {
+    const present = this.present(patch);
+    if (present.length === 0) return 0;
     const whereColumn = this.columns.find(([key]) => key === where)![1];
-    return {
-      text: `UPDATE "${this.name}" SET ${present.map(([, c]) => `"${c.name}" = ?`).join(", ")}
-             WHERE "${whereColumn.name}" = ?`,
-      params: [
-        ...present.map(([key, c]) => this.toDriver(c, (patch as Record<string, unknown>)[key])),
-        value,
-      ],
-    };
+    return this.port
+      .prepare(
+        `UPDATE "${this.name}" SET ${present.map(([, c]) => `"${c.name}" = ?`).join(", ")}
+          WHERE "${whereColumn.name}" = ?`,
+      )
+      .run(...present.map(([key, c]) => toDriver(c, (patch as Record<string, unknown>)[key])), value).changes;
   }
 
-  /** The column list of a SELECT giving rows `fromDriver` reads. */
-  selectList(): string {
-    return this.columns.map(([key, c]) => `"${c.name}" AS "${key}"`).join(", ");
+  /** `SELECT <every column> FROM <table>`, each column under its key, for `fromDriver`. */
+  selectAll(): string {
+    return `SELECT ${this.columns.map(([key, c]) => `"${c.name}" AS "${key}"`).join(", ")} FROM "${this.name}"`;
   }
 
   fromDriver(raw: Record<string, unknown>): T["$inferSelect"] {
@@ -95,7 +98,11 @@ export class TableRows<T extends SQLiteTable> {
     return row as T["$inferSelect"];
   }
 
-  private toDriver(column: SQLiteColumn, value: unknown): SqlValue {
-    return value === null ? null : (column.mapToDriverValue(value) as SqlValue);
+  private present(values: object): [string, SQLiteColumn][] {
+    return this.columns.filter(([key]) => (values as Record<string, unknown>)[key] !== undefined);
   }
+}
+
+function toDriver(column: SQLiteColumn, value: unknown): SqlValue {
+  return value === null ? null : (column.mapToDriverValue(value) as SqlValue);
 }

@@ -1,65 +1,70 @@
-import type { Database } from "bun:sqlite";
-import { and, asc, eq, sql } from "drizzle-orm";
-import type { Db } from "../open";
+// Companies and bank accounts, in portable SQL (see ../sql-port.ts): the same code on both stores.
 import { bankAccounts, companies } from "../schema";
-import { type ExternalChanges, RowCache } from "../sqlite/row-cache";
+import { type SqlPort, TableRows } from "../sql-port";
+import { type CacheChanges, RowCache } from "../sqlite/row-cache";
 
 export type CompanyRow = typeof companies.$inferSelect;
 export type BankAccountRow = typeof bankAccounts.$inferSelect;
 
-// Lists keep creation order; rowid breaks ties between rows created in the same millisecond.
+// Lists keep creation order; the port's insertion order breaks ties between rows created in the
+// same millisecond.
 export class CompanyRepository {
+  private readonly rows: TableRows<typeof companies>;
   private readonly byId;
+  private readonly all;
 
-  constructor(
-    private readonly db: Db,
-    sqlite: Database,
-  ) {
-    this.byId = sqlite.query<CompanyRow, [string]>(
-      "SELECT id, name, inn, kpp, created_at AS createdAt FROM companies WHERE id = ?",
+  constructor(port: SqlPort) {
+    this.rows = new TableRows(port, companies);
+    this.byId = port.prepare<Record<string, unknown>, [string]>(`${this.rows.selectAll()} WHERE id = ?`);
+    this.all = port.prepare<Record<string, unknown>, []>(
+      `${this.rows.selectAll()} ORDER BY created_at, ${port.insertionOrder}`,
     );
   }
 
   insert(row: CompanyRow): void {
-    this.db.insert(companies).values(row).run();
+    this.rows.insert(row);
   }
 
   findById(id: string): CompanyRow | null {
-    return this.byId.get(id) ?? null;
+    const raw = this.byId.get(id);
+    return raw ? this.rows.fromDriver(raw) : null;
   }
 
   list(): CompanyRow[] {
-    return this.db.select().from(companies).orderBy(asc(companies.createdAt), asc(sql`rowid`)).all();
+    return this.all.all().map((raw) => this.rows.fromDriver(raw));
   }
 }
 
 export class BankAccountRepository {
+  private readonly rows: TableRows<typeof bankAccounts>;
   private readonly byId;
+  private readonly byNumber;
+  private readonly all;
+  private readonly ofCompany;
   private readonly cache: RowCache<BankAccountRecord>;
 
-  constructor(
-    private readonly db: Db,
-    sqlite: Database,
-    changes: ExternalChanges,
-  ) {
+  constructor(port: SqlPort, changes: CacheChanges) {
     this.cache = new RowCache(changes);
-    // Hot path: every account-scoped request resolves its account here.
-    this.byId = sqlite.query<BankAccountRecord, [string]>(
-      `SELECT id, company_id AS companyId, bank, account_number AS accountNumber, bik, currency, alias,
-              environment, connection_id AS connectionId, sandbox_ops_per_day AS sandboxOpsPerDay, sandbox_opening_balance AS sandboxOpeningBalance,
-              created_at AS createdAt
-         FROM bank_accounts WHERE id = ?`,
+    this.rows = new TableRows(port, bankAccounts);
+    const select = this.rows.selectAll();
+    const order = `ORDER BY created_at, ${port.insertionOrder}`;
+    // Hot path: every account-scoped request resolves its account here (through the cache).
+    this.byId = port.prepare<Record<string, unknown>, [string]>(`${select} WHERE id = ?`);
+    this.byNumber = port.prepare<{ id: string }, [string, string]>(
+      "SELECT id FROM bank_accounts WHERE account_number = ? AND bik = ?",
+    );
+    this.all = port.prepare<Record<string, unknown>, []>(`${select} ${order}`);
+    this.ofCompany = port.prepare<Record<string, unknown>, [string]>(
+      `${select} WHERE company_id = ? ${order}`,
     );
   }
 
   insert(row: BankAccountRow): void {
-    this.cache.writeAll(() => this.db.insert(bankAccounts).values(row).run());
+    this.cache.writeAll(() => this.rows.insert(row));
   }
 
   setConnection(id: string, connectionId: string): void {
-    this.cache.write(id, () =>
-      this.db.update(bankAccounts).set({ connectionId }).where(eq(bankAccounts.id, id)).run(),
-    );
+    this.cache.write(id, () => this.rows.update({ connectionId }, "id", id));
   }
 
   /** Accounts reached through this login. */
@@ -69,39 +74,20 @@ export class BankAccountRepository {
 
   /** Treat the result as read-only: it may be shared with other requests. */
   findById(id: string): BankAccountRecord | null {
-    return this.cache.get(id, () => this.byId.get(id) ?? null);
+    return this.cache.get(id, () => {
+      const raw = this.byId.get(id);
+      return raw ? this.rows.fromDriver(raw) : null;
+    });
   }
 
   /** The account with this number at this bank (BIK), if one was added. */
   findByNumber(accountNumber: string, bik: string): { id: string } | null {
-    return (
-      this.db
-        .select({ id: bankAccounts.id })
-        .from(bankAccounts)
-        .where(and(eq(bankAccounts.accountNumber, accountNumber), eq(bankAccounts.bik, bik)))
-        .get() ?? null
-    );
+    return this.byNumber.get(accountNumber, bik);
   }
 
   list(companyId?: string): BankAccountRecord[] {
-    const q = this.db
-      .select({
-        id: bankAccounts.id,
-        companyId: bankAccounts.companyId,
-        bank: bankAccounts.bank,
-        accountNumber: bankAccounts.accountNumber,
-        bik: bankAccounts.bik,
-        currency: bankAccounts.currency,
-        alias: bankAccounts.alias,
-        environment: bankAccounts.environment,
-        connectionId: bankAccounts.connectionId,
-        sandboxOpsPerDay: bankAccounts.sandboxOpsPerDay,
-        sandboxOpeningBalance: bankAccounts.sandboxOpeningBalance,
-        createdAt: bankAccounts.createdAt,
-      })
-      .from(bankAccounts);
-    const filtered = companyId ? q.where(and(eq(bankAccounts.companyId, companyId))) : q;
-    return filtered.orderBy(asc(bankAccounts.createdAt), asc(sql`rowid`)).all();
+    const rows = companyId === undefined ? this.all.all() : this.ofCompany.all(companyId);
+    return rows.map((raw) => this.rows.fromDriver(raw));
   }
 }
 

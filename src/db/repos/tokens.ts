@@ -49,8 +49,8 @@ export class TokenRepository {
   private readonly all;
   private readonly ofCompany;
   private readonly deleteGrants;
-  private readonly tokenRows = new TableRows(apiTokens);
-  private readonly grantRows = new TableRows(tokenAccounts);
+  private readonly tokenRows: TableRows<typeof apiTokens>;
+  private readonly grantRows: TableRows<typeof tokenAccounts>;
 
   private readonly records: RowCache<TokenAuthRecord>;
   private readonly grantSets: RowCache<GrantSet>;
@@ -61,6 +61,8 @@ export class TokenRepository {
   ) {
     this.records = new RowCache(changes);
     this.grantSets = new RowCache(changes);
+    this.tokenRows = new TableRows(port, apiTokens);
+    this.grantRows = new TableRows(port, tokenAccounts);
     this.byHash = port.prepare<RawAuthRow, [string]>(
       `SELECT id, company_id AS "companyId", purpose, mode, scope_read_statements AS "scopeReadStatements",
               scope_send_payments AS "scopeSendPayments", allowed_ips AS "allowedIps",
@@ -75,7 +77,7 @@ export class TokenRepository {
     this.touchStmt = port.prepare<unknown, [string, string]>(
       `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`,
     );
-    const select = `SELECT ${this.tokenRows.selectList()} FROM api_tokens`;
+    const select = this.tokenRows.selectAll();
     const order = `ORDER BY created_at, ${port.insertionOrder}`;
     this.byId = port.prepare<Record<string, unknown>, [string]>(`${select} WHERE id = ?`);
     this.all = port.prepare<Record<string, unknown>, []>(`${select} ${order}`);
@@ -134,7 +136,7 @@ export class TokenRepository {
   insert(row: ApiTokenRow, grants: AccountGrant[]): void {
     this.writing(() =>
       this.port.transaction(() => {
-        this.execute(this.tokenRows.insert(row));
+        this.tokenRows.insert(row);
         this.insertGrants(row.id, grants);
       }),
     );
@@ -143,7 +145,7 @@ export class TokenRepository {
   update(id: string, patch: Partial<ApiTokenRow>, grants?: AccountGrant[]): void {
     this.writing(() =>
       this.port.transaction(() => {
-        if (Object.keys(patch).length > 0) this.execute(this.tokenRows.update(patch, "id", id));
+        this.tokenRows.update(patch, "id", id);
         if (grants) {
           this.deleteGrants.run(id);
           this.insertGrants(id, grants);
@@ -163,10 +165,6 @@ export class TokenRepository {
   }
 
   private insertGrants(tokenId: string, grants: AccountGrant[]): void {
-    for (const g of grants) this.execute(this.grantRows.insert({ tokenId, ...g }));
-  }
-
-  private execute(statement: { text: string; params: unknown[] }): void {
-    this.port.prepare(statement.text).run(...(statement.params as never[]));
+    for (const g of grants) this.grantRows.insert({ tokenId, ...g });
   }
 }

@@ -1,10 +1,11 @@
-// TokenRepository in portable SQL: the same calls give the same rows on SQLite and on PostgreSQL
+// Repositories in portable SQL: the same calls give the same rows on SQLite and on PostgreSQL
 // (through PgSyncClient), writes included, and a transaction that fails leaves nothing in either.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { migrate, openDatabase } from "../../src/db/open";
 import { migratePostgres } from "../../src/db/pg/migrate";
 import { postgresPort, toPostgresPlaceholders } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
+import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
 import { type ApiTokenRow, TokenRepository } from "../../src/db/repos/tokens";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
 import { ExternalChanges } from "../../src/db/sqlite/row-cache";
@@ -13,26 +14,64 @@ import { connect, freshDatabase } from "../helpers/postgres";
 const sqlite = openDatabase(":memory:");
 migrate(sqlite.db);
 let pgClient: PgSyncClient;
-const stores: { name: string; port: SqlPort; repo: TokenRepository }[] = [];
+interface Store {
+  name: string;
+  port: SqlPort;
+  companies: CompanyRepository;
+  accounts: BankAccountRepository;
+  repo: TokenRepository;
+}
+const stores: Store[] = [];
 
-function seed(port: SqlPort): void {
-  port
-    .prepare("INSERT INTO companies (id, name, inn, created_at) VALUES (?, ?, ?, ?)")
-    .run("c1", "ООО Ромашка", "7719617469", "2026-11-20T09:00:00.000Z");
-  port
-    .prepare("INSERT INTO companies (id, name, inn, created_at) VALUES (?, ?, ?, ?)")
-    .run("c2", "ООО Лютик", "7707083893", "2026-11-20T09:00:00.000Z");
-  for (const [id, n] of [
-    ["a1", "1"],
-    ["a2", "2"],
+/** Companies and accounts through their repositories; returns what they read back. */
+function seed(store: Store) {
+  const { companies, accounts } = store;
+  companies.insert({
+    id: "c2",
+    name: "ООО Лютик",
+    inn: "7707083893",
+    kpp: "770701001",
+    createdAt: "2026-11-20T09:00:00.000Z",
+  });
+  companies.insert({
+    id: "c1",
+    name: "ООО «Ромашка»",
+    inn: "7719617469",
+    kpp: null,
+    createdAt: "2026-11-20T09:00:00.000Z",
+  });
+  for (const [id, n, company] of [
+    ["a2", "2", "c1"],
+    ["a1", "1", "c1"],
+    ["b1", "3", "c2"],
   ] as const) {
-    port
-      .prepare(
-        `INSERT INTO bank_accounts (id, company_id, bank, account_number, bik, currency, alias, created_at)
-         VALUES (?, 'c1', 'sandbox', ?, '044525225', 'RUB', ?, '2026-11-20T09:00:00.000Z')`,
-      )
-      .run(id, `4070281000000000000${n}`, `acc${n}`);
+    accounts.insert({
+      id,
+      companyId: company,
+      bank: "sandbox",
+      accountNumber: `4070281000000000000${n}`,
+      bik: "044525225",
+      currency: "RUB",
+      alias: `счёт ${n}`,
+      environment: "production",
+      connectionId: null,
+      sandboxOpsPerDay: n === "3" ? 40 : null,
+      sandboxOpeningBalance: n === "3" ? 2 ** 40 : null,
+      createdAt: "2026-11-20T09:00:00.000Z",
+    });
   }
+  const before = accounts.findById("b1");
+  // One account number with its BIK is one account.
+  expect(() => accounts.insert({ ...before!, id: "dup" })).toThrow();
+  return {
+    companies: companies.list(),
+    company: companies.findById("c1"),
+    accounts: accounts.list().map((a) => a.id),
+    ofC1: accounts.list("c1").map((a) => a.id),
+    b1: before,
+    byNumber: [accounts.findByNumber("40702810000000000003", "044525225"), accounts.findByNumber("1", "2")],
+    missing: [companies.findById("nope"), accounts.findById("nope")],
+  };
 }
 
 beforeAll(async () => {
@@ -46,8 +85,13 @@ beforeAll(async () => {
     ["sqlite", sqlitePort(sqlite.sqlite), sqliteChanges],
     ["postgres", postgresPort(pgClient), uncached],
   ] as const) {
-    seed(port);
-    stores.push({ name, port, repo: new TokenRepository(port, changes) });
+    stores.push({
+      name,
+      port,
+      companies: new CompanyRepository(port),
+      accounts: new BankAccountRepository(port, changes),
+      repo: new TokenRepository(port, changes),
+    });
   }
 });
 afterAll(() => {
@@ -119,8 +163,41 @@ function scenario(port: SqlPort, repo: TokenRepository) {
   return seen;
 }
 
-describe("TokenRepository on both stores", () => {
-  test("the same calls give the same rows on SQLite and PostgreSQL", () => {
+describe("repositories on both stores", () => {
+  test("companies and accounts: the same rows, the same order, the same refusal", () => {
+    const [onSqlite, onPostgres] = stores.map(seed);
+    // Rows created in the same millisecond: SQLite lists them as inserted (rowid), PostgreSQL by
+    // key (it keeps no insertion order). Everything else is the same.
+    const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+    expect(ids(onSqlite!.companies)).toEqual(["c2", "c1"]);
+    expect(ids(onPostgres!.companies)).toEqual(["c1", "c2"]);
+    expect(onSqlite!.accounts).toEqual(["a2", "a1", "b1"]);
+    expect(onPostgres!.accounts).toEqual(["a1", "a2", "b1"]);
+    expect(onPostgres!.ofC1).toEqual(["a1", "a2"]);
+    const sameButOrder = (r: typeof onSqlite) => ({
+      ...r!,
+      companies: [...r!.companies].sort((a, b) => a.id.localeCompare(b.id)),
+      accounts: [...r!.accounts].sort(),
+      ofC1: [...r!.ofC1].sort(),
+    });
+    expect(sameButOrder(onPostgres)).toEqual(sameButOrder(onSqlite));
+    expect(onSqlite!.company).toEqual({
+      id: "c1",
+      name: "ООО «Ромашка»",
+      inn: "7719617469",
+      kpp: null,
+      createdAt: "2026-11-20T09:00:00.000Z",
+    });
+    expect(onSqlite!.b1).toMatchObject({
+      sandboxOpsPerDay: 40,
+      sandboxOpeningBalance: 2 ** 40,
+      alias: "счёт 3",
+    });
+    expect(onSqlite!.byNumber).toEqual([{ id: "b1" }, null]);
+    expect(onSqlite!.missing).toEqual([null, null]);
+  });
+
+  test("tokens: the same calls give the same rows on SQLite and PostgreSQL", () => {
     const [onSqlite, onPostgres] = stores.map((s) => scenario(s.port, s.repo));
     expect(onPostgres).toEqual(onSqlite!);
     // What the guard reads: the row less its name, hash, prefix and times.
