@@ -43,7 +43,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly expiredStmt;
 
   constructor(sqlite: Database, changes: ExternalChanges) {
-    this.cache = new RowCache(changes);
+    this.cache = new RowCache(changes, "mcp_sessions");
     this.insertStmt = sqlite.query(
       `INSERT INTO mcp_sessions (id, api_token_id, protocol_version, created_at, expires_at_ms)
        VALUES ($id, $apiTokenId, $protocolVersion, $createdAt, $expiresAtMs)`,

@@ -66,7 +66,7 @@ export class StatementRepository {
     changes?: ExternalChanges,
     options: { balanceRows?: RowCache<BalanceRow> } = {},
   ) {
-    this.rows = changes ? new RowCache(changes) : null;
+    this.rows = changes ? new RowCache(changes, "statements") : null;
     this.balanceRows = options.balanceRows ?? null;
     this.byId = sqlite.query<StatementRow, [string]>("SELECT * FROM statements WHERE id = ?");
     this.byTokenExternal = sqlite.query<StatementRow, [string, string]>(

@@ -7,11 +7,20 @@
 import { deserialize } from "bun:jsc";
 import { workerEntry } from "../../worker-entry";
 import { describeDatabaseUrl } from "./connect";
-import { ANSWER_ID, ANSWER_LENGTH, type SyncAnswer, type SyncWorkerMessage } from "./sync-protocol";
+import {
+  ANSWER_ID,
+  ANSWER_LENGTH,
+  CHANGES_FROM,
+  LISTENING,
+  type SyncAnswer,
+  type SyncWorkerMessage,
+} from "./sync-protocol";
 
 export interface PgSyncOptions {
   /** The longest a statement may take, connecting included, before the caller hears "unavailable". */
   timeoutMs: number;
+  /** Tables whose announced changes `changes()` counts (see PgChangeFeed). */
+  watch?: string[];
 }
 
 /** An SQL error PostgreSQL answered with (a constraint, a syntax error…): `code` is its SQLSTATE. */
@@ -35,7 +44,8 @@ const INITIAL_BUFFER = 1 << 20;
 
 export class PgSyncClient {
   private worker: Worker | null = null;
-  private control = new Int32Array(new SharedArrayBuffer(8));
+  // Kept across restarts of the worker: answer ids only grow, change counts only grow.
+  private readonly control: Int32Array;
   private data = new SharedArrayBuffer(INITIAL_BUFFER);
   private nextId = 1;
   private inTransaction = false;
@@ -43,7 +53,24 @@ export class PgSyncClient {
   constructor(
     private readonly url: string,
     private readonly options: PgSyncOptions,
-  ) {}
+  ) {
+    this.control = new Int32Array(new SharedArrayBuffer(4 * (CHANGES_FROM + (options.watch?.length ?? 0))));
+  }
+
+  /** The tables whose changes `changes()` counts, in its order. */
+  get watched(): readonly string[] {
+    return this.options.watch ?? [];
+  }
+
+  /**
+   * Whether the change listener is connected, and how many changes of each watched table were
+   * announced so far (in `watch` order). Starts the worker (and its listener) if it is not running.
+   */
+  changes(): { listening: boolean; counts: number[] } {
+    if (this.worker === null) this.start();
+    const counts = (this.options.watch ?? []).map((_, i) => Atomics.load(this.control, CHANGES_FROM + i));
+    return { listening: Atomics.load(this.control, LISTENING) === 1, counts };
+  }
 
   /** The rows of one statement ($1, $2… parameters). */
   query<Row = Record<string, unknown>>(text: string, params: unknown[] = []): Row[] {
@@ -82,8 +109,7 @@ export class PgSyncClient {
   }
 
   close(): void {
-    this.worker?.terminate();
-    this.worker = null;
+    this.drop();
   }
 
   private send(text: string, params: unknown[]): { rows: unknown[]; count: number } {
@@ -132,13 +158,14 @@ export class PgSyncClient {
     this.worker?.terminate();
     this.worker = null;
     this.inTransaction = false;
+    // Its listener went with it: until the next one listens, nothing may be kept.
+    Atomics.store(this.control, LISTENING, 0);
   }
 
   private start(): Worker {
     const worker = new Worker(workerEntry("src/db/pg/sync-worker.ts"), { smol: true });
     // Only a statement in flight needs the thread, and the caller is waiting for that one.
     worker.unref();
-    this.control = new Int32Array(new SharedArrayBuffer(8));
     worker.postMessage({
       kind: "start",
       url: this.url,
@@ -146,6 +173,7 @@ export class PgSyncClient {
       connectTimeoutSeconds: Math.max(1, Math.ceil(this.options.timeoutMs / 1000)),
       control: this.control.buffer as SharedArrayBuffer,
       data: this.data,
+      watch: this.options.watch ?? [],
     } satisfies SyncWorkerMessage);
     this.worker = worker;
     return worker;

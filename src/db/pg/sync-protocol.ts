@@ -9,6 +9,8 @@ export interface SyncWorkerStart {
   connectTimeoutSeconds: number;
   control: SharedArrayBuffer;
   data: SharedArrayBuffer;
+  /** Tables whose changes the worker counts (LISTEN on CHANGES_CHANNEL): control[CHANGES_FROM + i]. */
+  watch: string[];
 }
 
 export interface SyncWorkerQuery {
@@ -33,6 +35,13 @@ export type SyncAnswer =
   | { error: { message: string; code: string | null; connection: boolean } };
 
 /** control: [0] the id of the answer written (the server's thread waits on it), [1] its length in
- *  bytes, negative when it needs a larger buffer. */
+ *  bytes, negative when it needs a larger buffer; [2] 1 while the change listener is connected;
+ *  [3 + i] how many changes of watched table i were announced (each listen start counts as one for
+ *  every table: changes made while nobody listened are unknown). */
 export const ANSWER_ID = 0;
 export const ANSWER_LENGTH = 1;
+export const LISTENING = 2;
+export const CHANGES_FROM = 3;
+
+/** The channel PostgreSQL announces changes of cached tables on (migrations-pg: svc_changed()). */
+export const CHANGES_CHANNEL = "svc_changes";

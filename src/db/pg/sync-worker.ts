@@ -6,6 +6,9 @@ import postgres from "postgres";
 import {
   ANSWER_ID,
   ANSWER_LENGTH,
+  CHANGES_CHANNEL,
+  CHANGES_FROM,
+  LISTENING,
   type SyncAnswer,
   type SyncWorkerMessage,
   type SyncWorkerStart,
@@ -65,12 +68,49 @@ const CONNECTION_CODES = new Set([
   "CONNECTION_DESTROYED",
 ]);
 
+/** How long to wait before listening again after the listener could not connect. */
+const LISTEN_RETRY_MS = 1000;
+
+/**
+ * Counts the changes PostgreSQL announces for the watched tables, on a connection of its own.
+ * postgres.js listens again by itself after a dropped connection; while none is up, LISTENING
+ * is 0 and the server's thread keeps no rows.
+ */
+function watchChanges(start: SyncWorkerStart): void {
+  const everyTable = () => {
+    for (let i = 0; i < start.watch.length; i++) Atomics.add(control, CHANGES_FROM + i, 1);
+  };
+  const listener = postgres(start.url, {
+    max: 1,
+    connect_timeout: start.connectTimeoutSeconds,
+    onnotice: () => {},
+    connection: { application_name: "svc-changes" },
+    onclose: () => Atomics.store(control, LISTENING, 0),
+  });
+  const listen = () =>
+    listener
+      .listen(
+        CHANGES_CHANNEL,
+        (table) => {
+          const i = start.watch.indexOf(table);
+          if (i >= 0) Atomics.add(control, CHANGES_FROM + i, 1);
+        },
+        () => {
+          everyTable();
+          Atomics.store(control, LISTENING, 1);
+        },
+      )
+      .catch(() => setTimeout(listen, LISTEN_RETRY_MS));
+  listen();
+}
+
 self.onmessage = async (event: MessageEvent<SyncWorkerMessage>) => {
   const m = event.data;
   if (m.kind === "start") {
     control = new Int32Array(m.control);
     data = new Uint8Array(m.data);
     sql = connect(m);
+    if (m.watch.length > 0) watchChanges(m);
     return;
   }
   if (m.kind === "resend") {

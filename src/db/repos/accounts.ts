@@ -44,7 +44,7 @@ export class BankAccountRepository {
   private readonly cache: RowCache<BankAccountRecord>;
 
   constructor(port: SqlPort, changes: CacheChanges) {
-    this.cache = new RowCache(changes);
+    this.cache = new RowCache(changes, "bank_accounts");
     this.rows = new TableRows(port, bankAccounts);
     const select = this.rows.selectAll();
     const order = `ORDER BY created_at, ${port.insertionOrder}`;

@@ -59,8 +59,8 @@ export class TokenRepository {
     private readonly port: SqlPort,
     changes: CacheChanges,
   ) {
-    this.records = new RowCache(changes);
-    this.grantSets = new RowCache(changes);
+    this.records = new RowCache(changes, "api_tokens");
+    this.grantSets = new RowCache(changes, "token_accounts");
     this.tokenRows = new TableRows(port, apiTokens);
     this.grantRows = new TableRows(port, tokenAccounts);
     this.byHash = port.prepare<RawAuthRow, [string]>(

@@ -10,10 +10,11 @@
 import type { Database } from "bun:sqlite";
 import type { WalIndexHeader } from "./wal-index-header";
 
-/** What a RowCache needs of whoever watches for other writers (ExternalChanges on SQLite). */
+/** What a RowCache needs of whoever watches for other writers: ExternalChanges on SQLite,
+ *  PgChangeFeed on PostgreSQL (which empties only the caches of the tables that changed). */
 export interface CacheChanges {
   readonly keepRows: boolean;
-  register(clear: () => void): void;
+  register(clear: () => void, table: string): void;
   check(): void;
 }
 
@@ -40,8 +41,9 @@ export class ExternalChanges implements CacheChanges {
     this.version = this.read();
   }
 
-  /** How a cache is emptied when another connection has committed (see `RowCache`). */
-  register(clear: () => void): void {
+  /** How a cache is emptied when another connection has committed (see `RowCache`); any commit
+   *  empties every cache here, whatever its table. */
+  register(clear: () => void, _table: string): void {
     this.clears.push(clear);
   }
 
@@ -83,9 +85,13 @@ export class RowCache<V> {
   private readonly rows = new Map<string, V>();
   private readonly keepRows: boolean;
 
-  constructor(private readonly changes: CacheChanges) {
+  /** `table`: where the rows come from (a change there empties this cache). */
+  constructor(
+    private readonly changes: CacheChanges,
+    table: string,
+  ) {
     this.keepRows = changes.keepRows;
-    if (this.keepRows) changes.register(() => this.rows.clear());
+    if (this.keepRows) changes.register(() => this.rows.clear(), table);
   }
 
   /**

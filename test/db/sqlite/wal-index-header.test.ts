@@ -80,7 +80,7 @@ describe("ExternalChanges", () => {
   test("asks SQLite only after some connection has committed", async () => {
     const { sqlite, other, walHeader } = walDatabase();
     const changes = new ExternalChanges(sqlite, walHeader);
-    const cache = new RowCache<string>(changes);
+    const cache = new RowCache<string>(changes, "t");
     // bun:sqlite hands out the same prepared statement for the same text.
     const dataVersion = spyOn(sqlite.query("PRAGMA data_version"), "get");
     // Every read of the cache looks first (once per run of code).
@@ -105,7 +105,7 @@ describe("ExternalChanges", () => {
   test("a look is made once per run of code, however many reads", async () => {
     const { sqlite, other, walHeader } = walDatabase();
     const changes = new ExternalChanges(sqlite, walHeader);
-    const cache = new RowCache<string>(changes);
+    const cache = new RowCache<string>(changes, "t");
     const dataVersion = spyOn(sqlite.query("PRAGMA data_version"), "get");
     other.exec("INSERT INTO t VALUES (1)");
     for (let i = 0; i < 3; i++) cache.get(`k${i}`, () => "loaded");
@@ -114,7 +114,7 @@ describe("ExternalChanges", () => {
 
   test("writes forget what they change, also when they fail", () => {
     const { sqlite, walHeader } = walDatabase();
-    const cache = new RowCache<string>(new ExternalChanges(sqlite, walHeader));
+    const cache = new RowCache<string>(new ExternalChanges(sqlite, walHeader), "t");
     cache.get("a", () => "a1");
     cache.get("b", () => "b1");
     expect(cache.write("a", () => 7)).toBe(7);
@@ -133,7 +133,7 @@ describe("ExternalChanges", () => {
   test("with rows not kept (SVC_ROW_CACHE=off) every read loads and nothing asks SQLite", async () => {
     const { sqlite, walHeader } = walDatabase();
     const changes = new ExternalChanges(sqlite, walHeader, false);
-    const cache = new RowCache<string>(changes);
+    const cache = new RowCache<string>(changes, "t");
     const dataVersion = spyOn(sqlite.query("PRAGMA data_version"), "get");
     expect(cache.get("k", () => "first")).toBe("first");
     expect(cache.get("k", () => "second")).toBe("second");
@@ -143,7 +143,7 @@ describe("ExternalChanges", () => {
   test("this connection's own commits move the header but empty no cache", async () => {
     const { sqlite, walHeader } = walDatabase();
     const changes = new ExternalChanges(sqlite, walHeader);
-    const cache = new RowCache<string>(changes);
+    const cache = new RowCache<string>(changes, "t");
     cache.get("k", () => "cached");
     sqlite.exec("INSERT INTO t VALUES (1)");
     // A later run, so that this read looks again.
