@@ -163,6 +163,7 @@ export function buildServices(
   const mcp = createMcpServices({
     config,
     sqlite,
+    port,
     changes: externalChanges,
     balances: balanceRows,
     access,

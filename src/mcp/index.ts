@@ -7,10 +7,11 @@ import type { Config } from "../config";
 import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
 import { openReadOnly } from "../db/open";
+import type { SqlPort } from "../db/sql-port";
 import type { ExternalChanges, RowCache } from "../db/sqlite/row-cache";
 import type { BalanceRow } from "../statements/queries";
 import { McpReadModel } from "./read-model";
-import { SessionManager, type SessionStore, SessionSweeper, SqliteSessionStore } from "./sessions";
+import { SessionManager, type SessionStore, SessionSweeper, SqlSessionStore } from "./sessions";
 import { createToolRegistry } from "./tools";
 import type { ToolRegistry } from "./tools/registry";
 import { CursorSigner } from "./views";
@@ -44,6 +45,8 @@ export function createMcpServices(deps: {
     "dbPath" | "sessionTtlSeconds" | "sessionSweepIntervalMs" | "balanceStaleSeconds" | "secretKey"
   >;
   sqlite: Database;
+  /** The same database, for the stores written in portable SQL. */
+  port: SqlPort;
   /** Other connections' commits, for the sessions and balances kept in memory. */
   changes: ExternalChanges;
   balances: RowCache<BalanceRow>;
@@ -54,7 +57,7 @@ export function createMcpServices(deps: {
 }): McpServices {
   const { config, sqlite, clock, logger } = deps;
   const readDb = openReadOnly(config.dbPath, sqlite);
-  const sessionStore = deps.sessionStore ?? new SqliteSessionStore(sqlite, deps.changes);
+  const sessionStore = deps.sessionStore ?? new SqlSessionStore(deps.port, deps.changes);
   const sessions = new SessionManager(sessionStore, clock, config.sessionTtlSeconds, logger);
   const tools = createToolRegistry({
     read: new McpReadModel(readDb, deps.balances),

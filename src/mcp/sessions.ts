@@ -1,12 +1,12 @@
 // Agent sessions: created by initialize, bound to the token that created it, extended on each
-// valid request, swept when expired. The store sits behind `SessionStore` so that a shared store
-// (for several instances) can replace the SQLite one without touching the callers.
-import type { Database } from "bun:sqlite";
+// valid request, swept when expired. The store sits behind `SessionStore`; the SQL one runs on
+// either database (portable SQL on the stores' port), so replicas on PostgreSQL share sessions.
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock";
 import { ApiError } from "../core/errors";
 import type { Logger } from "../core/logger";
-import { type ExternalChanges, RowCache } from "../db/sqlite/row-cache";
+import type { SqlPort } from "../db/sql-port";
+import { type CacheChanges, RowCache } from "../db/sqlite/row-cache";
 import { RPC_INVALID_REQUEST, RpcError } from "./protocol";
 
 export interface McpSession {
@@ -30,11 +30,11 @@ export interface SessionStore {
 }
 
 /**
- * Sessions in SQLite. Every agent request reads its session, so the rows are kept in memory:
- * forgotten by this store's own writes, and all of them when another connection has committed
- * (a session ended by another instance on the same file is gone from the next request).
+ * Sessions in the database. Every agent request reads its session, so the rows are kept in
+ * memory: forgotten by this store's own writes, and when another connection or replica has
+ * changed sessions (a session ended elsewhere is gone from the next request).
  */
-export class SqliteSessionStore implements SessionStore {
+export class SqlSessionStore implements SessionStore {
   private readonly cache: RowCache<McpSession>;
   private readonly insertStmt;
   private readonly byId;
@@ -42,26 +42,28 @@ export class SqliteSessionStore implements SessionStore {
   private readonly deleteStmt;
   private readonly expiredStmt;
 
-  constructor(sqlite: Database, changes: ExternalChanges) {
+  constructor(port: SqlPort, changes: CacheChanges) {
     this.cache = new RowCache(changes, "mcp_sessions");
-    this.insertStmt = sqlite.query(
+    this.insertStmt = port.prepare<unknown, [string, string, string, string, number]>(
       `INSERT INTO mcp_sessions (id, api_token_id, protocol_version, created_at, expires_at_ms)
-       VALUES ($id, $apiTokenId, $protocolVersion, $createdAt, $expiresAtMs)`,
+       VALUES (?, ?, ?, ?, ?)`,
     );
-    this.byId = sqlite.query<McpSession, [string]>(
-      `SELECT id, api_token_id AS apiTokenId, protocol_version AS protocolVersion, created_at AS createdAt,
-              expires_at_ms AS expiresAtMs
+    this.byId = port.prepare<McpSession, [string]>(
+      `SELECT id, api_token_id AS "apiTokenId", protocol_version AS "protocolVersion", created_at AS "createdAt",
+              expires_at_ms AS "expiresAtMs"
          FROM mcp_sessions WHERE id = ?`,
     );
-    this.extendStmt = sqlite.query(
+    this.extendStmt = port.prepare<unknown, [number, string, number]>(
       "UPDATE mcp_sessions SET expires_at_ms = ? WHERE id = ? AND expires_at_ms < ?",
     );
-    this.deleteStmt = sqlite.query("DELETE FROM mcp_sessions WHERE id = ? AND api_token_id = ?");
-    this.expiredStmt = sqlite.query("DELETE FROM mcp_sessions WHERE expires_at_ms <= ?");
+    this.deleteStmt = port.prepare<unknown, [string, string]>(
+      "DELETE FROM mcp_sessions WHERE id = ? AND api_token_id = ?",
+    );
+    this.expiredStmt = port.prepare<unknown, [number]>("DELETE FROM mcp_sessions WHERE expires_at_ms <= ?");
   }
 
   async create(s: McpSession): Promise<void> {
-    this.insertStmt.run({ ...s });
+    this.insertStmt.run(s.id, s.apiTokenId, s.protocolVersion, s.createdAt, s.expiresAtMs);
   }
 
   /** Treat the result as read-only: it may be shared with other requests. */

@@ -8,8 +8,9 @@ import { migratePostgres } from "../../src/db/pg/migrate";
 import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
-import { type ApiTokenRow, TokenRepository } from "../../src/db/repos/tokens";
-import { connect, freshDatabase } from "../helpers/postgres";
+import { TokenRepository } from "../../src/db/repos/tokens";
+import { connect, freshDatabase, until } from "../helpers/postgres";
+import { tokenRow } from "../helpers/rows";
 
 let url = "";
 const clients: PgSyncClient[] = [];
@@ -31,12 +32,6 @@ function replica() {
 /** A new run of code (a new request): caches look for announced changes once per run. */
 const nextRequest = () => Bun.sleep(0);
 
-/** Waits until `ready()` holds (announcements arrive asynchronously, after the commit). */
-async function until(ready: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !ready(); i++) await Bun.sleep(5);
-  expect(ready()).toBe(true);
-}
-
 /** A change nobody hears of (triggers off for this statement), to see whether a cache answers. */
 async function silently(statement: string): Promise<void> {
   const sql = connect(url);
@@ -46,24 +41,7 @@ async function silently(statement: string): Promise<void> {
   });
 }
 
-const TOKEN: ApiTokenRow = {
-  id: "t1",
-  companyId: "c1",
-  name: "1С",
-  purpose: "integration",
-  mode: "live",
-  tokenHash: "hash-t1",
-  tokenPrefix: "svc_live_t1",
-  scopeReadStatements: true,
-  scopeSendPayments: false,
-  allowedIps: [],
-  rateLimitPerMinute: null,
-  expiresAt: null,
-  revokedAt: null,
-  createdAt: "2026-11-20T09:00:00.000Z",
-  lastUsedAt: null,
-  oauthGrantId: null,
-};
+const TOKEN = tokenRow("t1", { name: "1С" });
 
 let a: ReturnType<typeof replica>;
 let b: ReturnType<typeof replica>;

@@ -10,6 +10,7 @@ import { type ApiTokenRow, TokenRepository } from "../../src/db/repos/tokens";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
 import { ExternalChanges } from "../../src/db/sqlite/row-cache";
 import { connect, freshDatabase } from "../helpers/postgres";
+import { tokenRow } from "../helpers/rows";
 
 const sqlite = openDatabase(":memory:");
 migrate(sqlite.db);
@@ -100,25 +101,7 @@ afterAll(() => {
 });
 
 function token(id: string, over: Partial<ApiTokenRow> = {}): ApiTokenRow {
-  return {
-    id,
-    companyId: "c1",
-    name: `токен ${id}`,
-    purpose: "integration",
-    mode: "live",
-    tokenHash: `hash-${id}`,
-    tokenPrefix: `svc_live_${id}`,
-    scopeReadStatements: true,
-    scopeSendPayments: false,
-    allowedIps: ["10.0.0.0/8", "192.168.1.7"],
-    rateLimitPerMinute: 100,
-    expiresAt: null,
-    revokedAt: null,
-    createdAt: "2026-11-20T09:00:00.000Z",
-    lastUsedAt: null,
-    oauthGrantId: null,
-    ...over,
-  };
+  return tokenRow(id, { allowedIps: ["10.0.0.0/8", "192.168.1.7"], rateLimitPerMinute: 100, ...over });
 }
 
 /** One scenario, run on a store; returns everything it read, for comparing the stores. */

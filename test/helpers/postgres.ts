@@ -50,3 +50,9 @@ afterAll(async () => {
     await admin.end({ timeout: 5 });
   }
 });
+
+/** Waits until `ready()` holds (what PostgreSQL announces arrives after the commit, asynchronously). */
+export async function until(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !ready(); i++) await Bun.sleep(5);
+  expect(ready()).toBe(true);
+}

@@ -1,0 +1,25 @@
+// Rows as the repositories take them, for tests of the stores themselves.
+import type { ApiTokenRow } from "../../src/db/repos/tokens";
+
+/** A live integration token of company c1 that reads statements; `over` changes any field. */
+export function tokenRow(id: string, over: Partial<ApiTokenRow> = {}): ApiTokenRow {
+  return {
+    id,
+    companyId: "c1",
+    name: `токен ${id}`,
+    purpose: "integration",
+    mode: "live",
+    tokenHash: `hash-${id}`,
+    tokenPrefix: `svc_live_${id}`,
+    scopeReadStatements: true,
+    scopeSendPayments: false,
+    allowedIps: [],
+    rateLimitPerMinute: null,
+    expiresAt: null,
+    revokedAt: null,
+    createdAt: "2026-11-20T09:00:00.000Z",
+    lastUsedAt: null,
+    oauthGrantId: null,
+    ...over,
+  };
+}
