@@ -20,7 +20,7 @@ import type { Logger } from "./core/logger";
 import type { OpenedDatabase } from "./db/open";
 import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
 import { BankConnectionRepository } from "./db/repos/connections";
-import { SqliteSandboxRequestLog } from "./db/repos/sandbox-requests";
+import { SqlSandboxRequestLog } from "./db/repos/sandbox-requests";
 import { TokenRepository } from "./db/repos/tokens";
 import { sqlitePort } from "./db/sql-port";
 import { ExternalChanges, RowCache } from "./db/sqlite/row-cache";
@@ -41,7 +41,7 @@ import { StatementService } from "./statements/service";
 export interface ServiceOverrides {
   rateLimiter?: RateLimiter;
   sessionStore?: SessionStore;
-  banks?: (deps: { clock: Clock; sandboxLog: SqliteSandboxRequestLog; today: () => string }) => BankRegistry;
+  banks?: (deps: { clock: Clock; sandboxLog: SqlSandboxRequestLog; today: () => string }) => BankRegistry;
   exportThreads?: ExportThreadsOptions;
   /** How client metadata documents are fetched (a test's own TLS trust). */
   oauthFetch?: typeof fetch;
@@ -75,10 +75,10 @@ export function buildServices(
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
 
   const atomically = <T>(fn: () => T): T => sqlite.transaction(fn).immediate();
-  const connectionRepo = new BankConnectionRepository(sqlite);
+  const connectionRepo = new BankConnectionRepository(port);
   const connections = new BankConnections({ repo: connectionRepo, secretBox, clock, atomically });
 
-  const sandboxLog = new SqliteSandboxRequestLog(sqlite);
+  const sandboxLog = new SqlSandboxRequestLog(port);
   const banks = overrides.banks
     ? overrides.banks({ clock, sandboxLog, today })
     : createSandboxRegistry({ clock, log: sandboxLog, today });

@@ -2,7 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { ErrorCode } from "../core/errors";
-import type { SqliteSandboxRequestLog } from "../db/repos/sandbox-requests";
+import type { SqlSandboxRequestLog } from "../db/repos/sandbox-requests";
 import { adminAuth } from "../http/admin-auth";
 import { JSON_BODY, routeDoc, type SuccessDoc } from "../http/docs";
 import type { OAuthService } from "../oauth/service";
@@ -51,7 +51,7 @@ const ok = (schema: SuccessDoc["schema"], description = "OK") => ({ 200: { descr
 export interface AdminApiDeps {
   admin: AdminService;
   statements: StatementService;
-  sandboxLog: SqliteSandboxRequestLog;
+  sandboxLog: SqlSandboxRequestLog;
   adminToken: string | null;
   oauth: OAuthService;
 }

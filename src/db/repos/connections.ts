@@ -1,7 +1,8 @@
 // Bank logins (sealed) and the consent flows in progress. Sealing and opening happen in
-// bank-connections.ts; this module only stores bytes.
-import type { Database } from "bun:sqlite";
+// bank-connections.ts; this module only stores bytes. Portable SQL (../sql-port.ts): the refresh
+// lease and the single-use consent state hold across replicas too (one UPDATE, one DELETE each).
 import type { bankConnections } from "../schema";
+import type { SqlPort } from "../sql-port";
 
 export type ConnectionStatus = "active" | "consent_required" | "renewal_needed";
 type ConnectionRow = (typeof bankConnections)["$inferSelect"];
@@ -17,48 +18,48 @@ export class BankConnectionRepository {
   private readonly takeLease;
   private readonly dropLease;
   private readonly insertState;
-  private readonly stateOf;
-  private readonly deleteState;
+  private readonly takeState;
   private readonly deleteExpiredStates;
 
-  constructor(sqlite: Database) {
-    this.insertRow = sqlite.query<
-      never,
+  constructor(port: SqlPort) {
+    this.insertRow = port.prepare<
+      unknown,
       [string, string, Uint8Array, ConnectionStatus, string | null, string, string]
     >(
       `INSERT INTO bank_connections (id, bank, credentials_enc, status, status_message, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.byId = sqlite.query<ConnectionRecord, [string]>(
-      `SELECT id, bank, status, status_message AS statusMessage, created_at AS createdAt, updated_at AS updatedAt
+    this.byId = port.prepare<ConnectionRecord, [string]>(
+      `SELECT id, bank, status, status_message AS "statusMessage", created_at AS "createdAt", updated_at AS "updatedAt"
          FROM bank_connections WHERE id = ?`,
     );
-    this.sealedOf = sqlite.query<{ c: Uint8Array }, [string]>(
+    this.sealedOf = port.prepare<{ c: Uint8Array }, [string]>(
       "SELECT credentials_enc AS c FROM bank_connections WHERE id = ?",
     );
     // A stored login also ends the refresh lease: the holder is done.
-    this.storeRow = sqlite.query<never, [Uint8Array, ConnectionStatus, string | null, string, string]>(
+    this.storeRow = port.prepare<unknown, [Uint8Array, ConnectionStatus, string | null, string, string]>(
       `UPDATE bank_connections SET credentials_enc = ?, status = ?, status_message = ?, updated_at = ?,
               refresh_lease_until_ms = 0
         WHERE id = ?`,
     );
-    this.setStatusRow = sqlite.query<never, [ConnectionStatus, string | null, string, string]>(
+    this.setStatusRow = port.prepare<unknown, [ConnectionStatus, string | null, string, string]>(
       "UPDATE bank_connections SET status = ?, status_message = ?, updated_at = ? WHERE id = ?",
     );
-    this.takeLease = sqlite.query<never, [number, string, number]>(
+    this.takeLease = port.prepare<unknown, [number, string, number]>(
       "UPDATE bank_connections SET refresh_lease_until_ms = ? WHERE id = ? AND refresh_lease_until_ms <= ?",
     );
-    this.dropLease = sqlite.query<never, [string]>(
+    this.dropLease = port.prepare<unknown, [string]>(
       "UPDATE bank_connections SET refresh_lease_until_ms = 0 WHERE id = ?",
     );
-    this.insertState = sqlite.query<never, [string, string, number]>(
+    this.insertState = port.prepare<unknown, [string, string, number]>(
       "INSERT INTO bank_auth_states (state_hash, connection_id, expires_at_ms) VALUES (?, ?, ?)",
     );
-    this.stateOf = sqlite.query<{ connectionId: string; expiresAtMs: number }, [string]>(
-      "SELECT connection_id AS connectionId, expires_at_ms AS expiresAtMs FROM bank_auth_states WHERE state_hash = ?",
+    // Deleted as it is read: of two callbacks bringing the same state, one gets it.
+    this.takeState = port.prepare<{ connectionId: string; expiresAtMs: number }, [string]>(
+      `DELETE FROM bank_auth_states WHERE state_hash = ?
+       RETURNING connection_id AS "connectionId", expires_at_ms AS "expiresAtMs"`,
     );
-    this.deleteState = sqlite.query<never, [string]>("DELETE FROM bank_auth_states WHERE state_hash = ?");
-    this.deleteExpiredStates = sqlite.query<never, [number]>(
+    this.deleteExpiredStates = port.prepare<unknown, [number]>(
       "DELETE FROM bank_auth_states WHERE expires_at_ms <= ?",
     );
   }
@@ -106,8 +107,7 @@ export class BankConnectionRepository {
 
   /** The connection a consent `state` was issued for; single use, null when unknown or expired. */
   takeAuthState(stateHash: string, nowMs: number): string | null {
-    const row = this.stateOf.get(stateHash);
-    this.deleteState.run(stateHash);
+    const row = this.takeState.get(stateHash);
     this.deleteExpiredStates.run(nowMs);
     return row && row.expiresAtMs > nowMs ? row.connectionId : null;
   }

@@ -1,7 +1,7 @@
 // The sandbox bank's own request log, persisted so that tests and operators can see exactly which
 // calls reached the (sandbox) bank.
-import type { Database } from "bun:sqlite";
 import type { SandboxRequestEntry, SandboxRequestLog } from "../../banks/sandbox/request-log";
+import type { SqlPort } from "../sql-port";
 
 export interface SandboxRequestView {
   at: string;
@@ -12,11 +12,14 @@ export interface SandboxRequestView {
   client_ref: string | null;
 }
 
-export class SqliteSandboxRequestLog implements SandboxRequestLog {
+export class SqlSandboxRequestLog implements SandboxRequestLog {
   private readonly insert;
 
-  constructor(private readonly sqlite: Database) {
-    this.insert = sqlite.query(
+  constructor(private readonly port: SqlPort) {
+    this.insert = port.prepare<
+      unknown,
+      [string, string, string, string | null, string | null, string | null]
+    >(
       "INSERT INTO sandbox_requests (at, bank_account_id, kind, date_from, date_to, client_ref) VALUES (?, ?, ?, ?, ?, ?)",
     );
   }
@@ -29,6 +32,6 @@ export class SqliteSandboxRequestLog implements SandboxRequestLog {
     const sql = `SELECT at, bank_account_id, kind, date_from, date_to, client_ref FROM sandbox_requests
                   ${bankAccountId ? "WHERE bank_account_id = ?" : ""} ORDER BY id LIMIT ?`;
     const params = bankAccountId ? [bankAccountId, limit] : [limit];
-    return this.sqlite.query<SandboxRequestView, (string | number)[]>(sql).all(...params);
+    return this.port.prepare<SandboxRequestView, (string | number)[]>(sql).all(...params);
   }
 }
