@@ -21,15 +21,15 @@ export interface RateLimiter {
   hit(key: string, limit: number): RateDecision | Promise<RateDecision>;
 }
 
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
 
 /** The start (unix ms) of the window that `nowMs` falls in. */
-function windowStartOf(nowMs: number): number {
+export function windowStartOf(nowMs: number): number {
   return Math.floor(nowMs / WINDOW_MS) * WINDOW_MS;
 }
 
 /** The decision for the `used`-th hit (counting this one) of the window starting at `windowStartMs`. */
-function decide(used: number, limit: number, windowStartMs: number, nowMs: number): RateDecision {
+export function decide(used: number, limit: number, windowStartMs: number, nowMs: number): RateDecision {
   const resetMs = windowStartMs + WINDOW_MS;
   return {
     allowed: used <= limit,
