@@ -1,7 +1,7 @@
 // Rate limits shared by every replica on one PostgreSQL: the same fixed one-minute windows as the
 // in-process limiter, counted in the UNLOGGED table rate_limit_hits (migrations-pg/0001). One
 // statement per hit: the upsert takes the row lock, so concurrent hits from any process are
-// counted one after another and each learns its own count; no transaction, one round trip.
+// counted one after another and each learns its own count; no BEGIN/COMMIT, one round trip.
 // Windows come from svc's clock, not the database's now(): tests with a fixed clock work, and
 // replicas agree on a window as far as their clocks agree.
 import type { Sql } from "postgres";
@@ -64,7 +64,8 @@ export class PostgresRateLimiter implements RateLimiter {
 // No query.cancel() on expiry: for a query already sent it opens one more connection to a server
 // that is not answering, and postgres.js drops the promise of that attempt (a refused connection
 // would end the process as an unhandled rejection). A query still waiting for a connection fails
-// by itself at the pool's connect_timeout.
+// by itself at the pool's connect_timeout; one that still runs later counts a hit for a request
+// that was refused, which errs on the safe side.
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
