@@ -1,7 +1,8 @@
 // The rate limiter shared through PostgreSQL (src/db/pg/rate-limiter.ts) against the in-process one:
 // the same decisions for the same hits (one behaviour, run against both), the same statuses and
-// headers through the token guard, exact counts from three separate processes on one database,
-// old windows swept, and an unreachable database failing each hit in bounded time as 503.
+// headers through the token guard, exact counts from three separate processes on one database
+// (three limiters, then three HTTP servers), old windows swept, and an unreachable database failing
+// each hit in bounded time as 503.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -12,7 +13,7 @@ import { type Clock, ManualClock } from "../../src/core/clock";
 import { PostgresRateLimiter } from "../../src/db/pg/rate-limiter";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
-import { ROOT } from "../helpers/server";
+import { ROOT, tempDir } from "../helpers/server";
 
 const SERVER_URL = process.env.SVC_TEST_DATABASE_URL;
 // `make test` always sets it; a run of this file alone without a server says so instead of passing.
@@ -238,25 +239,19 @@ test("old windows are swept by the first hit of a later window; the previous one
   expect(await windows()).toEqual([unix("2026-11-20T09:01:00Z"), unix("2026-11-20T09:02:00Z")]);
 });
 
-// One replica: its own Bun process, postgres.js pool and limiter; connects, says "ready", waits for
-// "go" on stdin, fires its hits all at once and prints their decisions as one JSON line.
-const REPLICA = `
-  const { default: postgres } = await import("postgres");
-  const { PostgresRateLimiter } = await import(${JSON.stringify(join(ROOT, "src/db/pg/rate-limiter.ts"))});
-  const { ManualClock } = await import(${JSON.stringify(join(ROOT, "src/core/clock.ts"))});
-  const sql = postgres(process.env.REPLICA_DATABASE_URL, { max: 8, onnotice: () => {} });
-  const limiter = new PostgresRateLimiter(sql, new ManualClock(process.env.REPLICA_NOW));
-  // Every connection of the pool open before the start.
-  await Promise.all(Array.from({ length: 8 }, () => sql\`SELECT pg_sleep(0.05)\`));
-  console.log("ready");
-  for await (const _ of console) break;
-  const hits = Number(process.env.REPLICA_HITS);
-  const decisions = await Promise.all(
-    Array.from({ length: hits }, () => limiter.hit(process.env.REPLICA_KEY, 100)),
-  );
-  console.log(JSON.stringify(decisions));
-  await sql.end({ timeout: 5 });
-`;
+/** One Bun process per entry of `envs`, each running `script`; stdout is read line by line. */
+function spawnReplicas(script: string, envs: Record<string, string>[]) {
+  return envs.map((env) => {
+    const proc = Bun.spawn([process.execPath, "-e", script], {
+      cwd: ROOT,
+      env: { ...process.env, REPLICA_DATABASE_URL: databaseUrl, REPLICA_NOW: START, ...env },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    return { proc, out: lines(proc.stdout) };
+  });
+}
 
 async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
@@ -272,24 +267,34 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
   }
 }
 
+const imported = (path: string) => JSON.stringify(join(ROOT, path));
+
+// A limiter's replica: its own postgres.js pool and limiter; connects, says "ready", waits for
+// "go" on stdin, fires its hits all at once and prints their decisions as one JSON line.
+const LIMITER_REPLICA = `
+  const { default: postgres } = await import("postgres");
+  const { PostgresRateLimiter } = await import(${imported("src/db/pg/rate-limiter.ts")});
+  const { ManualClock } = await import(${imported("src/core/clock.ts")});
+  const sql = postgres(process.env.REPLICA_DATABASE_URL, { max: 8, onnotice: () => {} });
+  const limiter = new PostgresRateLimiter(sql, new ManualClock(process.env.REPLICA_NOW));
+  // Every connection of the pool open before the start.
+  await Promise.all(Array.from({ length: 8 }, () => sql\`SELECT pg_sleep(0.05)\`));
+  console.log("ready");
+  for await (const _ of console) break;
+  const hits = Number(process.env.REPLICA_HITS);
+  const decisions = await Promise.all(
+    Array.from({ length: hits }, () => limiter.hit(process.env.REPLICA_KEY, 100)),
+  );
+  console.log(JSON.stringify(decisions));
+  await sql.end({ timeout: 5 });
+`;
+
 test("3 processes, 200 hits at once against a limit of 100: exactly 100 pass, remaining 99…0 once each", async () => {
   const key = uniqueKey();
-  const replicas = [67, 67, 66].map((hits) => {
-    const proc = Bun.spawn([process.execPath, "-e", REPLICA], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        REPLICA_DATABASE_URL: databaseUrl,
-        REPLICA_NOW: START,
-        REPLICA_KEY: key,
-        REPLICA_HITS: String(hits),
-      },
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "inherit",
-    });
-    return { proc, out: lines(proc.stdout) };
-  });
+  const replicas = spawnReplicas(
+    LIMITER_REPLICA,
+    [67, 67, 66].map((hits) => ({ REPLICA_KEY: key, REPLICA_HITS: String(hits) })),
+  );
   try {
     for (const r of replicas) expect((await r.out.next()).value).toBe("ready");
     for (const r of replicas) {
@@ -314,6 +319,74 @@ test("3 processes, 200 hits at once against a limit of 100: exactly 100 pass, re
     );
     const [row] = await sql<{ used: number }[]>`SELECT used FROM rate_limit_hits WHERE key = ${key}`;
     expect(row?.used).toBe(200);
+  } finally {
+    for (const r of replicas) r.proc.kill();
+  }
+}, 60_000);
+
+// An HTTP replica: the whole app (the test app's wiring, its clock fixed at REPLICA_NOW) on the
+// shared SQLite file, its limiter on the shared PostgreSQL, served on a free port it prints.
+const HTTP_REPLICA = `
+  const { default: postgres } = await import("postgres");
+  const { PostgresRateLimiter } = await import(${imported("src/db/pg/rate-limiter.ts")});
+  const { makeTestApp } = await import(${imported("test/helpers/app.ts")});
+  const sql = postgres(process.env.REPLICA_DATABASE_URL, { max: 8, onnotice: () => {} });
+  let t;
+  const rateLimiter = new PostgresRateLimiter(sql, { now: () => t.clock.now() });
+  t = makeTestApp({}, process.env.REPLICA_NOW, { dbPath: process.env.REPLICA_DB_PATH, overrides: { rateLimiter } });
+  await Promise.all(Array.from({ length: 8 }, () => sql\`SELECT pg_sleep(0.05)\`));
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => t.app.handle(request) });
+  console.log(String(server.port));
+  for await (const _ of console) break;
+  server.stop(true);
+  await sql.end({ timeout: 5 });
+`;
+
+test("3 servers on one database, 200 requests at once spread over them, a token of 100/minute: exactly 100 pass, with today's headers", async () => {
+  const dbPath = join(tempDir(), "svc.db");
+  const seed = makeTestApp({}, START, { dbPath });
+  const w = seed.fixtures.world();
+  seed.services.admin.patchToken(w.tokenId, { rate_limit_per_minute: 100 });
+  const replicas = spawnReplicas(
+    HTTP_REPLICA,
+    [1, 2, 3].map(() => ({ REPLICA_DB_PATH: dbPath })),
+  );
+  try {
+    const ports: number[] = [];
+    for (const r of replicas) ports.push(Number((await r.out.next()).value));
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        fetch(`http://127.0.0.1:${ports[i % 3]}/api/v1/integration/statements`, {
+          headers: { authorization: `Bearer ${w.token}` },
+        }),
+      ),
+    );
+    const seen = await Promise.all(
+      responses.map(async (res) => ({
+        status: res.status,
+        limit: res.headers.get("x-ratelimit-limit"),
+        remaining: Number(res.headers.get("x-ratelimit-remaining")),
+        reset: res.headers.get("x-ratelimit-reset"),
+        retryAfter: res.headers.get("retry-after"),
+        code: res.ok ? null : (await json<{ error: { code: string } }>(res)).error.code,
+      })),
+    );
+    const passed = seen.filter((r) => r.status === 200);
+    const limited = seen.filter((r) => r.status === 429);
+    expect([passed.length, limited.length]).toEqual([100, 100]);
+    expect(passed.map((r) => r.remaining).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i),
+    );
+    expect(passed.every((r) => r.retryAfter === null && r.code === null)).toBe(true);
+    expect(new Set(limited.map((r) => `${r.remaining} ${r.retryAfter} ${r.code}`))).toEqual(
+      new Set(["0 50 rate_limited"]),
+    );
+    expect(new Set(seen.map((r) => `${r.limit} ${r.reset}`))).toEqual(new Set([`100 ${unix(NEXT_MINUTE)}`]));
+    for (const r of replicas) {
+      r.proc.stdin.write("stop\n");
+      await r.proc.stdin.flush();
+      expect(await r.proc.exited).toBe(0);
+    }
   } finally {
     for (const r of replicas) r.proc.kill();
   }
