@@ -83,7 +83,7 @@ if (which === "rest" || which === "both") {
     const auth = `Bearer ${tokens[0]}`;
     const need = { purpose: "integration", scope: "read_statements" } as const;
     bench("guard.authenticate", () => t.services.guard.authenticate(auth, "127.0.0.1", need));
-    const { principal } = t.services.guard.authenticate(auth, "127.0.0.1", need);
+    const { principal } = await t.services.guard.authenticate(auth, "127.0.0.1", need);
     bench("statements.get", () => t.services.statements.get(principal, id));
     bench("repo.findById", () => t.services.statementRepo.findById(id));
     bench("JSON of view", () => JSON.stringify(t.services.statements.get(principal, id)));
@@ -120,7 +120,7 @@ if (which === "mcp" || which === "both") {
     };
     const auth = `Bearer ${w.token}`;
     const need = { purpose: "mcp", scope: "read_statements" } as const;
-    const { principal } = t.services.guard.authenticate(auth, "127.0.0.1", need);
+    const { principal } = await t.services.guard.authenticate(auth, "127.0.0.1", need);
     const { callTool } = await import("../src/mcp/tools/registry");
     const args = { bank_account_id: w.account.bank_account_id };
     await bench("guard.authenticate", () => t.services.guard.authenticate(auth, "127.0.0.1", need));

@@ -70,7 +70,7 @@ export function buildServices(
   // Agent calls commit their audit entries in groups; everything else writes its own.
   const agentAudit = new AuditBatcher(audit, sqlite, metrics ?? undefined);
   const rateLimiter = overrides.rateLimiter ?? new InMemoryRateLimiter(clock);
-  const guard = new TokenGuard(tokens, rateLimiter, clock);
+  const guard = new TokenGuard(tokens, rateLimiter, clock, logger);
   const access = new AccessPolicy(accounts);
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
 

@@ -3,6 +3,7 @@
 // Per-account checks come later, from the access policy, once the request names an account.
 import type { Clock } from "../core/clock";
 import { ApiError } from "../core/errors";
+import type { Logger } from "../core/logger";
 import type { AccountGrant, TokenAuthRecord, TokenRepository } from "../db/repos/tokens";
 import { type IpRange, ipAllowed, parseIpRange } from "./ip";
 import { type RateDecision, type RateLimiter, rateLimitHeaders } from "./rate-limiter";
@@ -43,6 +44,7 @@ export class TokenGuard {
     private readonly tokens: TokenRepository,
     private readonly limiter: RateLimiter,
     private readonly clock: Clock,
+    private readonly logger: Logger,
   ) {}
 
   /** The presented bearer value if it is well formed; throws 401 invalid_token_format otherwise. */
@@ -52,13 +54,22 @@ export class TokenGuard {
     return value;
   }
 
-  /** `identified` learns the token's id as soon as it is known, also when a later check fails. */
+  /** True when authenticate() never returns a promise (see RateLimiter.answersAtOnce). */
+  get answersAtOnce(): boolean {
+    return this.limiter.answersAtOnce;
+  }
+
+  /**
+   * `identified` learns the token's id as soon as it is known, also when a later check fails.
+   * The answer is a promise only when the limiter's is (a store shared by replicas); a limiter
+   * that fails or does not answer in time makes it 503 service_unavailable, never a pass.
+   */
   authenticate(
     authorization: string | null,
     clientIp: string | null,
     need: Requirement,
     identified?: (apiTokenId: string) => void,
-  ): Authenticated {
+  ): Authenticated | Promise<Authenticated> {
     const value = this.presentedToken(authorization);
     const hash = hashToken(value);
     const record = this.tokens.findByHash(hash);
@@ -68,6 +79,24 @@ export class TokenGuard {
     const rate = record
       ? this.limiter.hit(record.id, record.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT[record.purpose])
       : this.limiter.hit(`unknown:${hash}`, DEFAULT_RATE_LIMIT.integration);
+    if (rate instanceof Promise) {
+      return rate.then(
+        (decision) => this.admit(record, decision, clientIp, need),
+        (e: unknown) => {
+          throw this.limiterUnavailable(e);
+        },
+      );
+    }
+    return this.admit(record, rate, clientIp, need);
+  }
+
+  /** The checks after the rate limit, in the specification's order. */
+  private admit(
+    record: TokenAuthRecord | null,
+    rate: RateDecision,
+    clientIp: string | null,
+    need: Requirement,
+  ): Authenticated {
     if (!rate.allowed) {
       throw new ApiError(
         "rate_limited",
@@ -107,6 +136,16 @@ export class TokenGuard {
       },
       rate,
     };
+  }
+
+  // Without a count no request may pass: the caller gets 503 and the cause goes to the log.
+  private limiterUnavailable(e: unknown): ApiError {
+    this.logger.error("rate limit store failed", {
+      error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+    });
+    return new ApiError("service_unavailable", "Счётчики лимита запросов недоступны", undefined, {
+      "retry-after": "1",
+    });
   }
 
   // last_used_at is kept to the minute: no write per request.

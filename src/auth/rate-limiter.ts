@@ -11,12 +11,37 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  hit(key: string, limit: number): RateDecision;
+  /**
+   * True when hit() never returns a promise. Elysia compiles a route's hooks as synchronous or
+   * asynchronous once, when the route is built: the in-process limiter keeps the request path
+   * free of awaits by saying so.
+   */
+  readonly answersAtOnce: boolean;
+  /** A decision at once (counters in this process) or a promise of one (a store shared by replicas). */
+  hit(key: string, limit: number): RateDecision | Promise<RateDecision>;
 }
 
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
+
+/** The start (unix ms) of the window that `nowMs` falls in. */
+export function windowStartOf(nowMs: number): number {
+  return Math.floor(nowMs / WINDOW_MS) * WINDOW_MS;
+}
+
+/** The decision for the `used`-th hit (counting this one) of the window starting at `windowStartMs`. */
+export function decide(used: number, limit: number, windowStartMs: number, nowMs: number): RateDecision {
+  const resetMs = windowStartMs + WINDOW_MS;
+  return {
+    allowed: used <= limit,
+    limit,
+    remaining: Math.max(0, limit - used),
+    resetUnix: resetMs / 1000,
+    retryAfterSeconds: Math.max(1, Math.ceil((resetMs - nowMs) / 1000)),
+  };
+}
 
 export class InMemoryRateLimiter implements RateLimiter {
+  readonly answersAtOnce = true;
   private window = -1;
   private counts = new Map<string, number>();
 
@@ -24,7 +49,7 @@ export class InMemoryRateLimiter implements RateLimiter {
 
   hit(key: string, limit: number): RateDecision {
     const nowMs = this.clock.now().getTime();
-    const window = Math.floor(nowMs / WINDOW_MS);
+    const window = windowStartOf(nowMs);
     if (window !== this.window) {
       // A new window forgets every counter at once: memory stays bounded by one minute of keys.
       this.window = window;
@@ -32,14 +57,7 @@ export class InMemoryRateLimiter implements RateLimiter {
     }
     const used = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, used);
-    const resetMs = (window + 1) * WINDOW_MS;
-    return {
-      allowed: used <= limit,
-      limit,
-      remaining: Math.max(0, limit - used),
-      resetUnix: resetMs / 1000,
-      retryAfterSeconds: Math.max(1, Math.ceil((resetMs - nowMs) / 1000)),
-    };
+    return decide(used, limit, window, nowMs);
   }
 }
 

@@ -37,12 +37,12 @@ export interface RelayRouteDeps {
 type Headers = Record<string, string | number>;
 
 export function relayRoutes(deps: RelayRouteDeps) {
-  function authenticate(
+  async function authenticate(
     request: Request,
     state: RequestState,
     headers: Headers,
-  ): { principal: Principal; sessionId: string } {
-    const principal = authenticateRequest(deps.guard, request, state, headers, {
+  ): Promise<{ principal: Principal; sessionId: string }> {
+    const principal = await authenticateRequest(deps.guard, request, state, headers, {
       purpose: "mcp",
       scope: "read_statements",
     });
@@ -94,7 +94,7 @@ export function relayRoutes(deps: RelayRouteDeps) {
     .get(
       RELAY_TOOLS_PATH,
       async ({ request, requestState: state, set }) => {
-        const { principal, sessionId } = authenticate(request, state, set.headers as Headers);
+        const { principal, sessionId } = await authenticate(request, state, set.headers as Headers);
         const tools = listTools(deps.tools);
         await audit(state, principal, {
           action: "mcp.tools_list",
@@ -116,7 +116,7 @@ export function relayRoutes(deps: RelayRouteDeps) {
     .post(
       `${RELAY_TOOLS_PATH}/:name/call`,
       async ({ request, requestState: state, set, body, params }) => {
-        const { principal, sessionId } = authenticate(request, state, set.headers as Headers);
+        const { principal, sessionId } = await authenticate(request, state, set.headers as Headers);
         const args = parseArguments(body);
         const name = params.name;
         const outcome = callTool(deps.tools, { principal }, name, args);

@@ -86,13 +86,13 @@ export function mcpRoutes(deps: McpRouteDeps) {
   const originAllowed = createOriginPolicy(deps.allowedOrigins);
 
   /** The token checks, with Origin placed between IP and purpose (see the header comment). */
-  function authenticate(request: Request, state: RequestState, headers: Headers): Principal {
+  async function authenticate(request: Request, state: RequestState, headers: Headers): Promise<Principal> {
     const checkOrigin = () => {
       if (!originAllowed(request.headers.get("origin"))) throw new ApiError("forbidden_origin");
     };
     let principal: Principal;
     try {
-      principal = authenticateRequest(deps.guard, request, state, headers, {
+      principal = await authenticateRequest(deps.guard, request, state, headers, {
         purpose: "mcp",
         scope: "read_statements",
         oauth: deps.oauth !== undefined,
@@ -130,7 +130,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
     body: unknown,
     headers: Headers,
   ): Promise<unknown> {
-    const principal = authenticate(request, state, headers);
+    const principal = await authenticate(request, state, headers);
     if (isModernRequest(body, request.headers.get("mcp-protocol-version"))) {
       return handleModern(request, state, principal, body);
     }
@@ -445,7 +445,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
       path,
       async ({ request, requestState: state, set }) => {
         const headers = set.headers as Headers;
-        const principal = authenticate(request, state, headers);
+        const principal = await authenticate(request, state, headers);
         checkSessionVersionHeader(request);
         const sessionId = request.headers.get("mcp-session-id");
         if (!sessionId) throw validationError("Mcp-Session-Id", "Нужен заголовок Mcp-Session-Id");

@@ -47,7 +47,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
         "",
         async ({ request, requestState, set }) => {
           const headers = set.headers as Record<string, string>;
-          const principal = authenticateRequest(deps.guard, request, requestState, headers, NEED);
+          const principal = await authenticateRequest(deps.guard, request, requestState, headers, NEED);
           const form = await readMultipart(request, UPLOAD_LIMIT);
           const accountId = uuidField(form, "bank_account_id");
           const file = fileField(form, "file", "файл 1C, cp1251");

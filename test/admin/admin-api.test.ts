@@ -411,7 +411,9 @@ describe("tokens", () => {
     expect(list.tokens[0]).toEqual(view);
 
     // The raw value is what the guard accepts.
-    const auth = t.services.guard.authenticate(`Bearer ${raw}`, "127.0.0.1", { purpose: "integration" });
+    const auth = await t.services.guard.authenticate(`Bearer ${raw}`, "127.0.0.1", {
+      purpose: "integration",
+    });
     expect(auth.principal.tokenId).toBe(created.api_token_id);
   });
 
