@@ -140,7 +140,7 @@ export function buildServices(
     logger,
   );
   const oauth = new OAuthService({
-    repo: new OAuthRepository(sqlite),
+    repo: new OAuthRepository(port),
     tokens,
     companies,
     accounts,

@@ -1,32 +1,33 @@
-// OAuth clients, authorization requests, grants and refresh tokens (hashes only).
-import type { Database } from "bun:sqlite";
+// OAuth clients, authorization requests, grants and refresh tokens (hashes only), in portable
+// SQL on the stores' port (../db/sql-port.ts).
 import type { oauthClients, oauthGrants, oauthRequests } from "../db/schema";
+import type { SqlPort } from "../db/sql-port";
 
 export type ClientRow = (typeof oauthClients)["$inferSelect"];
 export type RequestRow = (typeof oauthRequests)["$inferSelect"];
 export type GrantRow = (typeof oauthGrants)["$inferSelect"];
 
-const CLIENT_COLUMNS = `id, kind, name, redirect_uris AS redirectUris, token_endpoint_auth_method AS tokenEndpointAuthMethod,
-  secret_hash AS secretHash, created_at AS createdAt`;
-const REQUEST_COLUMNS = `id, client_id AS clientId, redirect_uri AS redirectUri, state, code_challenge AS codeChallenge,
-  scope, resource, status, code_hash AS codeHash, grant_id AS grantId, created_at_ms AS createdAtMs,
-  expires_at_ms AS expiresAtMs`;
-const GRANT_COLUMNS = `id, client_id AS clientId, api_token_id AS apiTokenId, company_id AS companyId, scope, resource,
-  created_at AS createdAt, revoked_at AS revokedAt`;
+const CLIENT_COLUMNS = `id, kind, name, redirect_uris AS "redirectUris", token_endpoint_auth_method AS "tokenEndpointAuthMethod",
+  secret_hash AS "secretHash", created_at AS "createdAt"`;
+const REQUEST_COLUMNS = `id, client_id AS "clientId", redirect_uri AS "redirectUri", state, code_challenge AS "codeChallenge",
+  scope, resource, status, code_hash AS "codeHash", grant_id AS "grantId", created_at_ms AS "createdAtMs",
+  expires_at_ms AS "expiresAtMs"`;
+const GRANT_COLUMNS = `id, client_id AS "clientId", api_token_id AS "apiTokenId", company_id AS "companyId", scope, resource,
+  created_at AS "createdAt", revoked_at AS "revokedAt"`;
 
 type RawClient = Omit<ClientRow, "redirectUris"> & { redirectUris: string };
 
 export class OAuthRepository {
-  constructor(private readonly sqlite: Database) {}
+  constructor(private readonly port: SqlPort) {}
 
   /** Runs `fn` in one write transaction. */
   atomically<T>(fn: () => T): T {
-    return this.sqlite.transaction(fn).immediate();
+    return this.port.transaction(fn);
   }
 
   upsertClient(row: ClientRow): void {
-    this.sqlite
-      .query(
+    this.port
+      .prepare(
         `INSERT INTO oauth_clients (id, kind, name, redirect_uris, token_endpoint_auth_method, secret_hash, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(id) DO UPDATE SET name = excluded.name, redirect_uris = excluded.redirect_uris`,
@@ -43,22 +44,22 @@ export class OAuthRepository {
   }
 
   client(id: string): ClientRow | null {
-    const row = this.sqlite
-      .query<RawClient, [string]>(`SELECT ${CLIENT_COLUMNS} FROM oauth_clients WHERE id = ?`)
+    const row = this.port
+      .prepare<RawClient, [string]>(`SELECT ${CLIENT_COLUMNS} FROM oauth_clients WHERE id = ?`)
       .get(id);
     return row ? { ...row, redirectUris: JSON.parse(row.redirectUris) as string[] } : null;
   }
 
   clients(): ClientRow[] {
-    return this.sqlite
-      .query<RawClient, []>(`SELECT ${CLIENT_COLUMNS} FROM oauth_clients ORDER BY created_at DESC`)
+    return this.port
+      .prepare<RawClient, []>(`SELECT ${CLIENT_COLUMNS} FROM oauth_clients ORDER BY created_at DESC`)
       .all()
       .map((row) => ({ ...row, redirectUris: JSON.parse(row.redirectUris) as string[] }));
   }
 
   insertRequest(row: RequestRow): void {
-    this.sqlite
-      .query(
+    this.port
+      .prepare(
         `INSERT INTO oauth_requests (id, client_id, redirect_uri, state, code_challenge, scope, resource, status,
            code_hash, grant_id, created_at_ms, expires_at_ms)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -80,20 +81,20 @@ export class OAuthRepository {
   }
 
   request(id: string): RequestRow | null {
-    return this.sqlite
-      .query<RequestRow, [string]>(`SELECT ${REQUEST_COLUMNS} FROM oauth_requests WHERE id = ?`)
+    return this.port
+      .prepare<RequestRow, [string]>(`SELECT ${REQUEST_COLUMNS} FROM oauth_requests WHERE id = ?`)
       .get(id);
   }
 
   requestByCode(codeHash: string): RequestRow | null {
-    return this.sqlite
-      .query<RequestRow, [string]>(`SELECT ${REQUEST_COLUMNS} FROM oauth_requests WHERE code_hash = ?`)
+    return this.port
+      .prepare<RequestRow, [string]>(`SELECT ${REQUEST_COLUMNS} FROM oauth_requests WHERE code_hash = ?`)
       .get(codeHash);
   }
 
   pendingRequests(nowMs: number): RequestRow[] {
-    return this.sqlite
-      .query<RequestRow, [number]>(
+    return this.port
+      .prepare<RequestRow, [number]>(
         `SELECT ${REQUEST_COLUMNS} FROM oauth_requests WHERE status = 'pending' AND expires_at_ms > ? ORDER BY created_at_ms DESC`,
       )
       .all(nowMs);
@@ -107,8 +108,8 @@ export class OAuthRepository {
     fields: { codeHash?: string | null; grantId?: string | null; expiresAtMs?: number } = {},
   ): boolean {
     return (
-      this.sqlite
-        .query(
+      this.port
+        .prepare(
           `UPDATE oauth_requests SET status = ?, code_hash = coalesce(?, code_hash), grant_id = coalesce(?, grant_id),
                   expires_at_ms = coalesce(?, expires_at_ms)
             WHERE id = ? AND status = ?`,
@@ -119,8 +120,8 @@ export class OAuthRepository {
   }
 
   insertGrant(row: GrantRow): void {
-    this.sqlite
-      .query(
+    this.port
+      .prepare(
         `INSERT INTO oauth_grants (id, client_id, api_token_id, company_id, scope, resource, created_at, revoked_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
@@ -137,33 +138,34 @@ export class OAuthRepository {
   }
 
   grant(id: string): GrantRow | null {
-    return this.sqlite
-      .query<GrantRow, [string]>(`SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE id = ?`)
+    return this.port
+      .prepare<GrantRow, [string]>(`SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE id = ?`)
       .get(id);
   }
 
   grants(): GrantRow[] {
-    return this.sqlite
-      .query<GrantRow, []>(`SELECT ${GRANT_COLUMNS} FROM oauth_grants ORDER BY created_at DESC`)
+    return this.port
+      .prepare<GrantRow, []>(`SELECT ${GRANT_COLUMNS} FROM oauth_grants ORDER BY created_at DESC`)
       .all();
   }
 
   revokeGrant(id: string, at: string): void {
-    this.sqlite
-      .query("UPDATE oauth_grants SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?")
+    this.port
+      .prepare("UPDATE oauth_grants SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?")
       .run(at, id);
   }
 
   insertRefresh(hash: string, grantId: string, nowMs: number): void {
-    this.sqlite
-      .query("INSERT INTO oauth_refresh_tokens (hash, grant_id, created_at_ms) VALUES (?, ?, ?)")
+    this.port
+      .prepare("INSERT INTO oauth_refresh_tokens (hash, grant_id, created_at_ms) VALUES (?, ?, ?)")
       .run(hash, grantId, nowMs);
   }
 
   refresh(hash: string): { grantId: string; usedAtMs: number | null; createdAtMs: number } | null {
-    return this.sqlite
-      .query<{ grantId: string; usedAtMs: number | null; createdAtMs: number }, [string]>(
-        "SELECT grant_id AS grantId, used_at_ms AS usedAtMs, created_at_ms AS createdAtMs FROM oauth_refresh_tokens WHERE hash = ?",
+    return this.port
+      .prepare<{ grantId: string; usedAtMs: number | null; createdAtMs: number }, [string]>(
+        `SELECT grant_id AS "grantId", used_at_ms AS "usedAtMs", created_at_ms AS "createdAtMs"
+           FROM oauth_refresh_tokens WHERE hash = ?`,
       )
       .get(hash);
   }
@@ -171,15 +173,15 @@ export class OAuthRepository {
   /** Marks a refresh token used; false when it already was (a replay). */
   useRefresh(hash: string, nowMs: number): boolean {
     return (
-      this.sqlite
-        .query("UPDATE oauth_refresh_tokens SET used_at_ms = ? WHERE hash = ? AND used_at_ms IS NULL")
+      this.port
+        .prepare("UPDATE oauth_refresh_tokens SET used_at_ms = ? WHERE hash = ? AND used_at_ms IS NULL")
         .run(nowMs, hash).changes === 1
     );
   }
 
   grantOfToken(apiTokenId: string): GrantRow | null {
-    return this.sqlite
-      .query<GrantRow, [string]>(`SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE api_token_id = ?`)
+    return this.port
+      .prepare<GrantRow, [string]>(`SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE api_token_id = ?`)
       .get(apiTokenId);
   }
 }

@@ -9,6 +9,7 @@ import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/acc
 import { type ApiTokenRow, TokenRepository } from "../../src/db/repos/tokens";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
 import { ExternalChanges } from "../../src/db/sqlite/row-cache";
+import { OAuthRepository } from "../../src/oauth/repository";
 import { connect, freshDatabase } from "../helpers/postgres";
 import { tokenRow } from "../helpers/rows";
 
@@ -21,6 +22,7 @@ interface Store {
   companies: CompanyRepository;
   accounts: BankAccountRepository;
   repo: TokenRepository;
+  oauth: OAuthRepository;
 }
 const stores: Store[] = [];
 
@@ -92,6 +94,7 @@ beforeAll(async () => {
       companies: new CompanyRepository(port),
       accounts: new BankAccountRepository(port, changes),
       repo: new TokenRepository(port, changes),
+      oauth: new OAuthRepository(port),
     });
   }
 });
@@ -204,6 +207,88 @@ describe("repositories on both stores", () => {
     expect(onSqlite!.list).toEqual(["t3", "t1", "t2"]);
     expect(onSqlite!.listC1).toEqual(["t1", "t2"]);
     expect(onSqlite!.refusedLeftNothing).toEqual([null, [], null]);
+  });
+  test("OAuth: clients, a request settled once, a refresh token used once, grants", () => {
+    const [onSqlite, onPostgres] = stores.map(({ oauth }) => {
+      oauth.upsertClient({
+        id: "https://claude.ai/client.json",
+        kind: "metadata_document",
+        name: "Claude",
+        redirectUris: ["https://claude.ai/api/mcp/auth_callback"],
+        tokenEndpointAuthMethod: "none",
+        secretHash: null,
+        createdAt: "2026-11-20T09:00:00.000Z",
+      });
+      // A changed metadata document updates the name and addresses, nothing else.
+      oauth.upsertClient({
+        ...oauth.client("https://claude.ai/client.json")!,
+        name: "Claude «Desktop»",
+        redirectUris: ["http://127.0.0.1:33418/callback"],
+        createdAt: "2030-01-01T00:00:00.000Z",
+      });
+      oauth.insertRequest({
+        id: "r1",
+        clientId: "https://claude.ai/client.json",
+        redirectUri: "http://127.0.0.1:33418/callback",
+        state: null,
+        codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        scope: "statements:read",
+        resource: "https://svc.example/mcp",
+        status: "pending",
+        codeHash: null,
+        grantId: null,
+        createdAtMs: 1_795_000_000_000,
+        expiresAtMs: 1_795_000_600_000,
+      });
+      const pending = oauth.pendingRequests(1_795_000_000_001).map((r) => r.id);
+      const settled = [
+        oauth.settleRequest("r1", "pending", "approved", {
+          codeHash: "code-1",
+          expiresAtMs: 1_795_000_060_000,
+        }),
+        oauth.settleRequest("r1", "pending", "denied"),
+      ];
+      oauth.insertGrant({
+        id: "g1",
+        clientId: "https://claude.ai/client.json",
+        apiTokenId: "t1",
+        companyId: "c1",
+        scope: "statements:read",
+        resource: "https://svc.example/mcp",
+        createdAt: "2026-11-20T09:01:00.000Z",
+        revokedAt: null,
+      });
+      oauth.insertRefresh("rt1", "g1", 1_795_000_001_000);
+      const used = [oauth.useRefresh("rt1", 1_795_000_002_000), oauth.useRefresh("rt1", 1_795_000_003_000)];
+      oauth.revokeGrant("g1", "2026-11-21T00:00:00.000Z");
+      return {
+        client: oauth.client("https://claude.ai/client.json"),
+        clients: oauth.clients().length,
+        pending,
+        settled,
+        byCode: oauth.requestByCode("code-1"),
+        used,
+        refresh: oauth.refresh("rt1"),
+        grant: oauth.grantOfToken("t1"),
+        grants: oauth.grants().map((g) => g.id),
+      };
+    });
+    expect(onPostgres).toEqual(onSqlite!);
+    expect(onSqlite!.client).toMatchObject({
+      name: "Claude «Desktop»",
+      redirectUris: ["http://127.0.0.1:33418/callback"],
+      createdAt: "2026-11-20T09:00:00.000Z",
+    });
+    expect(onSqlite!.pending).toEqual(["r1"]);
+    expect(onSqlite!.settled).toEqual([true, false]);
+    expect(onSqlite!.byCode?.status).toBe("approved");
+    expect(onSqlite!.used).toEqual([true, false]);
+    expect(onSqlite!.refresh).toEqual({
+      grantId: "g1",
+      usedAtMs: 1_795_000_002_000,
+      createdAtMs: 1_795_000_001_000,
+    });
+    expect(onSqlite!.grant?.revokedAt).toBe("2026-11-21T00:00:00.000Z");
   });
 });
 
