@@ -66,9 +66,9 @@ export function buildServices(
   const metrics = config.metricsToken
     ? new PrometheusMetrics(sqliteReadings(sqlite, config.dbPath, clock))
     : null;
-  const audit = new AuditLog(sqlite);
+  const audit = new AuditLog(port);
   // Agent calls commit their audit entries in groups; everything else writes its own.
-  const agentAudit = new AuditBatcher(audit, sqlite, metrics ?? undefined);
+  const agentAudit = new AuditBatcher(audit, port, metrics ?? undefined);
   const rateLimiter = overrides.rateLimiter ?? new InMemoryRateLimiter(clock);
   const guard = new TokenGuard(tokens, rateLimiter, clock, logger);
   const access = new AccessPolicy(accounts);

@@ -8,6 +8,7 @@ import { auditExportChunks, isInstant } from "../audit/audit-export";
 import { BankError } from "../banks/adapter";
 import type { Config } from "../config";
 import { ApiError, errorEnvelope } from "../core/errors";
+import { sqlitePort } from "../db/sql-port";
 import { openServices } from "../main";
 import { BackupError, backupDatabase, verifyBackup } from "../ops/backup";
 import { MigrateToPostgresUsage, migrateToPostgres } from "./migrate-to-postgres";
@@ -299,7 +300,7 @@ async function exportAudit(
   const db = new Database(config.dbPath, { readonly: true, strict: true });
   try {
     db.exec("PRAGMA busy_timeout = 5000");
-    for (const chunk of auditExportChunks(db, { since: v.since, until: v.until }, format)) {
+    for (const chunk of auditExportChunks(sqlitePort(db), { since: v.since, until: v.until }, format)) {
       if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
     }
   } finally {

@@ -2,8 +2,8 @@
 // of a tool call. Entries written during one event-loop turn are committed together, and each
 // caller's promise settles only once its entry is committed (or the commit failed): no data goes
 // out unaudited.
-import type { Database } from "bun:sqlite";
 import { type Metrics, noMetrics } from "../core/metrics";
+import type { SqlPort } from "../db/sql-port";
 import type { AuditEntryInput, AuditLog } from "./audit-log";
 
 interface Pending {
@@ -22,7 +22,7 @@ export class AuditBatcher implements AuditSink {
 
   constructor(
     private readonly log: AuditLog,
-    private readonly sqlite: Database,
+    private readonly port: SqlPort,
     private readonly metrics: Metrics = noMetrics,
   ) {}
 
@@ -44,11 +44,9 @@ export class AuditBatcher implements AuditSink {
     if (batch.length === 0) return;
     const started = performance.now();
     try {
-      this.sqlite
-        .transaction(() => {
-          for (const p of batch) this.log.write(p.entry);
-        })
-        .immediate();
+      this.port.transaction(() => {
+        for (const p of batch) this.log.write(p.entry);
+      });
     } catch (error) {
       for (const p of batch) p.reject(error);
       return;

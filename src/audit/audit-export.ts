@@ -1,7 +1,7 @@
 // The audit log as a file: JSON Lines or CSV, between two instants, oldest first. Rows are read
 // one at a time (`iterate`) and written in chunks, so memory does not grow with the log.
-import type { Database } from "bun:sqlite";
 import { csvFormatRow } from "d3-dsv";
+import type { SqlPort } from "../db/sql-port";
 
 export type AuditExportFormat = "jsonl" | "csv";
 
@@ -33,11 +33,11 @@ const PAGE_ROWS = 1000;
  * so writers are never held up and entries written during a long download are not chased.
  */
 export function* auditExportChunks(
-  sqlite: Database,
+  port: SqlPort,
   range: { since?: string; until?: string },
   format: AuditExportFormat,
 ): Generator<string> {
-  const page = sqlite.query<Row, [string, string, string, string, number]>(
+  const page = port.prepare<Row, [string, string, string, string, number]>(
     `SELECT ${COLUMNS.join(", ")} FROM audit_log
       WHERE at >= ? AND at < ? AND (at > ? OR (at = ? AND id > ?))
       ORDER BY at, id LIMIT ${PAGE_ROWS}`,
@@ -75,11 +75,11 @@ export function isInstant(value: string): boolean {
 
 /** The same chunks as a byte stream, for an HTTP download. */
 export function auditExportStream(
-  sqlite: Database,
+  port: SqlPort,
   range: { since?: string; until?: string },
   format: AuditExportFormat,
 ): ReadableStream<Uint8Array> {
-  const chunks = auditExportChunks(sqlite, range, format);
+  const chunks = auditExportChunks(port, range, format);
   const encoder = new TextEncoder();
   return new ReadableStream({
     pull(controller) {

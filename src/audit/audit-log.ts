@@ -1,6 +1,6 @@
 // The audit trail: who did what, when, with which outcome. Agent calls, admin changes and
-// payment actions all land here; entries are never updated.
-import type { Database } from "bun:sqlite";
+// payment actions all land here; entries are never updated. Portable SQL on the stores' port.
+import type { SqlPort } from "../db/sql-port";
 import { type AuditExportFormat, auditExportStream } from "./audit-export";
 
 export interface AuditEntryInput {
@@ -76,6 +76,9 @@ interface AuditRow extends Omit<AuditEntry, "arguments"> {
   arguments: string | null;
 }
 
+/** One condition of a query and its parameter. */
+type Filter = [sql: string, value: string | number];
+
 /** Ids per block of the token map (`id >> 12` in migration 0005). */
 export const AUDIT_BLOCK_IDS = 4096;
 
@@ -83,36 +86,35 @@ export class AuditLog {
   private readonly insertStmt;
   private readonly blocksStmt;
 
-  constructor(private readonly sqlite: Database) {
-    this.blocksStmt = sqlite.query<{ block: number }, [string, number]>(
+  constructor(private readonly port: SqlPort) {
+    this.blocksStmt = port.prepare<{ block: number }, [string, number]>(
       "SELECT block FROM audit_token_blocks WHERE api_token_id = ? AND block <= ? ORDER BY block DESC",
     );
-    this.insertStmt = sqlite.query(
+    this.insertStmt = port.prepare<unknown, (string | number | null)[]>(
       `INSERT INTO audit_log (at, actor, api_token_id, mcp_session_id, action, tool, target, arguments, outcome,
                               duration_ms, request_id, ip, transport, protocol_revision)
-       VALUES ($at, $actor, $apiTokenId, $mcpSessionId, $action, $tool, $target, $arguments, $outcome,
-               $durationMs, $requestId, $ip, $transport, $protocolRevision)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
   }
 
   /** Synchronous: a caller that must not proceed unaudited sees the failure as an exception. */
   write(e: AuditEntryInput): void {
-    this.insertStmt.run({
-      at: e.at.toISOString(),
-      actor: e.actor,
-      apiTokenId: e.apiTokenId ?? null,
-      mcpSessionId: e.mcpSessionId ?? null,
-      action: e.action,
-      tool: e.tool ?? null,
-      target: e.target ?? null,
-      arguments: auditArguments(e.arguments),
-      outcome: e.outcome,
-      durationMs: e.durationMs ?? null,
-      requestId: e.requestId ?? null,
-      ip: e.ip ?? null,
-      transport: e.transport ?? null,
-      protocolRevision: e.protocolRevision ?? null,
-    });
+    this.insertStmt.run(
+      e.at.toISOString(),
+      e.actor,
+      e.apiTokenId ?? null,
+      e.mcpSessionId ?? null,
+      e.action,
+      e.tool ?? null,
+      e.target ?? null,
+      auditArguments(e.arguments),
+      e.outcome,
+      e.durationMs ?? null,
+      e.requestId ?? null,
+      e.ip ?? null,
+      e.transport ?? null,
+      e.protocolRevision ?? null,
+    );
   }
 
   /** Every entry from `since` (inclusive) to `until` (exclusive) as a file, oldest first. */
@@ -120,89 +122,66 @@ export class AuditLog {
     range: { since?: string; until?: string },
     format: AuditExportFormat,
   ): ReadableStream<Uint8Array> {
-    return auditExportStream(this.sqlite, range, format);
+    return auditExportStream(this.port, range, format);
   }
 
   /** Agent calls (actions `mcp.*`) at or after `since` (ISO 8601 UTC), counted per token and hour. */
   agentCallsPerHour(since: string): HourlyAgentCalls[] {
-    return this.sqlite
-      .query<HourlyAgentCalls, [{ since: string }]>(
+    return this.port
+      .prepare<HourlyAgentCalls, [string]>(
         `SELECT api_token_id, substr(at, 1, 13) AS hour, count(*) AS calls
            FROM audit_log
-          WHERE at >= $since AND action LIKE 'mcp.%'
-          GROUP BY api_token_id, hour
+          WHERE at >= ? AND action LIKE 'mcp.%'
+          GROUP BY api_token_id, substr(at, 1, 13)
           ORDER BY hour, api_token_id`,
       )
-      .all({ since });
+      .all(since);
   }
 
   /** Newest first; `beforeId` continues a previous page. */
   query(q: AuditQuery): AuditEntry[] {
-    const where: string[] = [];
-    const params: Record<string, string | number> = {};
-    if (q.action) {
-      where.push("action = $action");
-      params.action = q.action;
-    }
-    if (q.since) {
-      where.push("at >= $since");
-      params.since = q.since;
-    }
-    if (q.until) {
-      where.push("at < $until");
-      params.until = q.until;
-    }
-    if (q.apiTokenId) return this.queryOfToken(q.apiTokenId, q, where, params);
-    if (q.beforeId !== undefined) {
-      where.push("id < $beforeId");
-      params.beforeId = q.beforeId;
-    }
-    return this.select(where, { ...params, limit: q.limit });
+    const filters: Filter[] = [];
+    if (q.action) filters.push(["action = ?", q.action]);
+    if (q.since) filters.push(["at >= ?", q.since]);
+    if (q.until) filters.push(["at < ?", q.until]);
+    if (q.apiTokenId) return this.queryOfToken(q.apiTokenId, q, filters);
+    if (q.beforeId !== undefined) filters.push(["id < ?", q.beforeId]);
+    return this.select(filters, q.limit);
   }
 
   /**
    * One token's entries: the blocks of ids that hold any (audit_token_blocks, newest first), each
-   * scanned by rowid with the other filters, until the page is full.
+   * scanned by id range with the other filters, until the page is full.
    */
-  private queryOfToken(
-    apiTokenId: string,
-    q: AuditQuery,
-    filters: string[],
-    params: Record<string, string | number>,
-  ): AuditEntry[] {
+  private queryOfToken(apiTokenId: string, q: AuditQuery, filters: Filter[]): AuditEntry[] {
     const below = q.beforeId ?? Number.MAX_SAFE_INTEGER;
     const blocks = this.blocksStmt.all(apiTokenId, Math.floor((below - 1) / AUDIT_BLOCK_IDS));
-    const where = [...filters, "api_token_id = $apiTokenId", "id >= $from", "id < $below"];
     const out: AuditEntry[] = [];
     for (const { block } of blocks) {
       const from = block * AUDIT_BLOCK_IDS;
-      out.push(
-        ...this.select(
-          where,
-          {
-            ...params,
-            apiTokenId,
-            from,
-            below: Math.min(below, from + AUDIT_BLOCK_IDS),
-            limit: q.limit - out.length,
-          },
-          true,
-        ),
-      );
+      const range: Filter[] = [
+        ["api_token_id = ?", apiTokenId],
+        ["id >= ?", from],
+        ["id < ?", Math.min(below, from + AUDIT_BLOCK_IDS)],
+      ];
+      out.push(...this.select([...filters, ...range], q.limit - out.length, true));
       if (out.length >= q.limit) break;
     }
     return out;
   }
 
-  /** `byRowid`: read the rowid range only (a block is at most 4096 rows; no index can do better). */
-  private select(where: string[], params: Record<string, string | number>, byRowid = false): AuditEntry[] {
+  /** `byIdRange`: on SQLite, read the rowid range only (a block is at most 4096 rows; no index can
+   *  do better); PostgreSQL's planner finds the primary key range itself. */
+  private select(filters: Filter[], limit: number, byIdRange = false): AuditEntry[] {
+    const where = filters.map(([sql]) => sql);
+    const notIndexed = byIdRange && this.port.dialect === "sqlite" ? "NOT INDEXED" : "";
     const sql = `SELECT id, at, actor, api_token_id, mcp_session_id, action, tool, target, arguments, outcome,
                         duration_ms, request_id, ip, transport, protocol_revision
-                   FROM audit_log ${byRowid ? "NOT INDEXED" : ""} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-                  ORDER BY id DESC LIMIT $limit`;
-    return this.sqlite
-      .query<AuditRow, [Record<string, string | number>]>(sql)
-      .all(params)
+                   FROM audit_log ${notIndexed} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+                  ORDER BY id DESC LIMIT ?`;
+    return this.port
+      .prepare<AuditRow, (string | number)[]>(sql)
+      .all(...filters.map(([, value]) => value), limit)
       .map((r) => ({ ...r, arguments: r.arguments === null ? null : JSON.parse(r.arguments) }));
   }
 }

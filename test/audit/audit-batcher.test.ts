@@ -2,12 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { AuditBatcher } from "../../src/audit/audit-batcher";
 import { AuditLog } from "../../src/audit/audit-log";
 import { migrate, openDatabase } from "../../src/db/open";
+import { sqlitePort } from "../../src/db/sql-port";
 
 function setup() {
   const database = openDatabase(":memory:");
   migrate(database.db);
-  const log = new AuditLog(database.sqlite);
-  return { database, log, batcher: new AuditBatcher(log, database.sqlite) };
+  const log = new AuditLog(sqlitePort(database.sqlite));
+  return { database, log, batcher: new AuditBatcher(log, sqlitePort(database.sqlite)) };
 }
 
 const entry = (action: string) => ({

@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { AUDIT_BLOCK_IDS, type AuditEntry, AuditLog } from "../../src/audit/audit-log";
 import { embeddedMigrations } from "../../src/db/migrations.gen";
 import { embeddedMigrationMeta, migrate, openDatabase } from "../../src/db/open";
+import { sqlitePort } from "../../src/db/sql-port";
 
 const TOKENS = ["t-busy", "t-rare", "t-early", "t-late", "t-mid"];
 const ACTIONS = ["mcp.get_balance", "mcp.tools_list", "admin.token.update"];
@@ -24,7 +25,7 @@ function tokenOf(i: number, total: number): string | null {
 function seeded(total = AUDIT_BLOCK_IDS * 3 + 500) {
   const database = openDatabase(":memory:");
   migrate(database.db);
-  const log = new AuditLog(database.sqlite);
+  const log = new AuditLog(sqlitePort(database.sqlite));
   database.sqlite.transaction(() => {
     for (let i = 0; i < total; i++) {
       log.write({
@@ -136,10 +137,9 @@ describe("audit queries", () => {
       { t: "a", block: 2 },
       { t: "b", block: 2 },
     ]);
-    expect(new AuditLog(db.sqlite).query({ apiTokenId: "a", limit: 10 }).map((e) => e.id)).toEqual([
-      AUDIT_BLOCK_IDS * 2 + 1,
-      5,
-    ]);
+    expect(
+      new AuditLog(sqlitePort(db.sqlite)).query({ apiTokenId: "a", limit: 10 }).map((e) => e.id),
+    ).toEqual([AUDIT_BLOCK_IDS * 2 + 1, 5]);
     db.close();
   });
 });

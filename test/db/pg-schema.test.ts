@@ -61,6 +61,11 @@ const pgShapes = shapes(pg, (v): v is AnyPgTable => v instanceof PgTable, pgConf
 // memory. Anything else the migrations build must be declared in both schemas.
 const PG_ONLY_TABLES: Record<string, [name: string, notNull: boolean][]> = {
   // src/db/pg/rate-limiter.ts (migrations-pg/0002_rate_limits.sql)
+  // The audit log's block map (SQLite: migration 0005; PostgreSQL: 0003), derived by a trigger.
+  audit_token_blocks: [
+    ["api_token_id", true],
+    ["block", true],
+  ],
   rate_limit_hits: [
     ["key", true],
     ["used", true],
