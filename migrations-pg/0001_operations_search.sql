@@ -33,36 +33,80 @@ RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN
               CROSS JOIN LATERAL unnest(svc_words(coalesce(c.t, ''))) WITH ORDINALITY AS w(word, n)),
            ''::tsvector);
 --> statement-breakpoint
--- The words of an operation under its day ('2024-10-02/оплата'), for the GIN index: a lookup for a
--- few days reads only those days' entries, however common the word is elsewhere.
-CREATE FUNCTION svc_search_days(doc_date text, search tsvector) RETURNS tsvector
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN
-  array_to_tsvector(ARRAY(SELECT doc_date || '/' || l FROM unnest(tsvector_to_array(search)) AS l));
+-- The words of an operation under its day ('2024-10-02/оплата'), and its counterparty's INN
+-- ('2024-10-02#7707083893'), for the GIN index: a lookup for a few days reads only those days'
+-- entries, however common the word is elsewhere, and a word asked with a counterparty meets only
+-- that counterparty's operations.
+CREATE FUNCTION svc_search_days(doc_date text, counterparty_inn text, search tsvector) RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN
+  array_to_tsvector(ARRAY(SELECT doc_date || '/' || l FROM unnest(tsvector_to_array(search)) AS l)
+                    || (doc_date || '#' || coalesce(counterparty_inn, '')));
 --> statement-breakpoint
 -- The query over `search`: each query word's folded parts as a phrase whose last part is a prefix,
--- all words ANDed. NULL (nothing matches) when a word has no part left.
+-- all words ANDed. NULL (nothing matches) when a word has no part left. The two query functions
+-- are PARALLEL UNSAFE on purpose: a search reads tens of rows, and the planner, which cannot
+-- estimate a computed tsquery, would otherwise start parallel workers that take longer to launch
+-- (about 10 ms) than the whole search. PL/pgSQL loops: the same in SQL with LATERAL subqueries
+-- cost ten times as much per call, and the second one is called once per span of days.
 CREATE FUNCTION svc_search_query(words text[]) RETURNS tsquery
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN
-  (SELECT CASE WHEN bool_and(p.phrase IS NOT NULL) THEN string_agg('(' || p.phrase || ')', ' & ')::tsquery END
-     FROM unnest(words) AS q(word)
-     CROSS JOIN LATERAL (
-       SELECT string_agg(quote_literal(w.part) || CASE WHEN w.n = cardinality(svc_words(q.word)) THEN ':*' ELSE '' END,
-                         ' <-> ' ORDER BY w.n) AS phrase
-         FROM unnest(svc_words(q.word)) WITH ORDINALITY AS w(part, n)) AS p);
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL UNSAFE AS $$
+DECLARE
+  word text;
+  parts text[];
+  phrase text;
+  query text := '';
+BEGIN
+  FOREACH word IN ARRAY words LOOP
+    parts := svc_words(word);
+    IF cardinality(parts) = 0 THEN RETURN NULL; END IF;
+    phrase := '';
+    FOR i IN 1 .. cardinality(parts) LOOP
+      phrase := phrase || CASE WHEN i > 1 THEN ' <-> ' ELSE '' END || quote_literal(parts[i])
+                || CASE WHEN i = cardinality(parts) THEN ':*' ELSE '' END;
+    END LOOP;
+    query := query || CASE WHEN query <> '' THEN ' & ' ELSE '' END || '(' || phrase || ')';
+  END LOOP;
+  RETURN nullif(query, '')::tsquery;
+END $$;
 --> statement-breakpoint
 -- The query over svc_search_days for the given days: every part of every word (the last part of a
--- word a prefix) on one of the days. It finds a superset of the phrase query; `search` decides.
-CREATE FUNCTION svc_search_days_query(words text[], days text[]) RETURNS tsquery
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN
-  (SELECT CASE WHEN bool_and(p.parts IS NOT NULL) THEN string_agg(p.parts, ' & ')::tsquery END
-     FROM unnest(words) AS q(word)
-     CROSS JOIN LATERAL (
-       SELECT string_agg('(' || (SELECT string_agg(quote_literal(d.day || '/' || w.part)
-                                                   || CASE WHEN w.n = cardinality(svc_words(q.word)) THEN ':*' ELSE '' END, ' | ')
-                                   FROM unnest(days) AS d(day)) || ')', ' & ') AS parts
-         FROM unnest(svc_words(q.word)) WITH ORDINALITY AS w(part, n)) AS p);
+-- word a prefix) on one of the days, and the counterparty's INN when one is asked. It finds a
+-- superset of the phrase query; `search` decides. NULL (nothing matches) without days or when a
+-- word has no part left.
+CREATE FUNCTION svc_search_days_query(words text[], counterparty_inn text, days text[]) RETURNS tsquery
+LANGUAGE plpgsql IMMUTABLE PARALLEL UNSAFE AS $$
+DECLARE
+  word text;
+  parts text[];
+  day text;
+  alternatives text;
+  query text := '';
+BEGIN
+  IF cardinality(days) = 0 THEN RETURN NULL; END IF;
+  FOREACH word IN ARRAY words LOOP
+    parts := svc_words(word);
+    IF cardinality(parts) = 0 THEN RETURN NULL; END IF;
+    FOR i IN 1 .. cardinality(parts) LOOP
+      alternatives := '';
+      FOREACH day IN ARRAY days LOOP
+        alternatives := alternatives || CASE WHEN alternatives <> '' THEN ' | ' ELSE '' END
+                        || quote_literal(day || '/' || parts[i]) || CASE WHEN i = cardinality(parts) THEN ':*' ELSE '' END;
+      END LOOP;
+      query := query || CASE WHEN query <> '' THEN ' & ' ELSE '' END || '(' || alternatives || ')';
+    END LOOP;
+  END LOOP;
+  IF counterparty_inn IS NOT NULL THEN
+    alternatives := '';
+    FOREACH day IN ARRAY days LOOP
+      alternatives := alternatives || CASE WHEN alternatives <> '' THEN ' | ' ELSE '' END
+                      || quote_literal(day || '#' || counterparty_inn);
+    END LOOP;
+    query := query || ' & (' || alternatives || ')';
+  END IF;
+  RETURN nullif(query, '')::tsquery;
+END $$;
 --> statement-breakpoint
 ALTER TABLE "operations" ADD COLUMN "search" tsvector
   GENERATED ALWAYS AS (svc_search_vector("purpose", "payer_name", "payee_name", "doc_number")) STORED;
 --> statement-breakpoint
-CREATE INDEX "operations_search_days_idx" ON "operations" USING gin (svc_search_days("doc_date", "search"));
+CREATE INDEX "operations_search_days_idx" ON "operations" USING gin (svc_search_days("doc_date", "counterparty_inn", "search"));

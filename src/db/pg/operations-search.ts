@@ -10,80 +10,156 @@ export interface PgOperationFilter extends Omit<OperationFilter, "match"> {
   words?: string[];
 }
 
-/**
- * Text candidates read in (doc_date, operation_id) order before the index takes over: enough for
- * a word in one operation of forty to fill the page, few enough to cost about a millisecond.
- */
-const ORDERED_WINDOW_PER_ROW = 40;
+type Key = NonNullable<OperationFilter["after"]>;
 
-/** Stored operations of one account matching the filter, ordered by (doc_date, operation_id). */
-export async function searchOperations(sql: Sql, f: PgOperationFilter): Promise<StatementOperation[]> {
-  const columns = sql.unsafe(OPERATION_COLUMNS);
-  // Everything but the period and the text; the period is added where an index should use it.
-  const filters = sql`o.bank_account_id = ${f.bankAccountId}
-    ${f.amountMinKopecks === undefined ? sql`` : sql`AND o.amount >= ${f.amountMinKopecks}`}
-    ${f.amountMaxKopecks === undefined ? sql`` : sql`AND o.amount <= ${f.amountMaxKopecks}`}
-    ${f.counterpartyInn === undefined ? sql`` : sql`AND o.counterparty_inn = ${f.counterpartyInn}`}
-    ${f.direction === undefined ? sql`` : sql`AND o.direction = ${f.direction}`}`;
-  const inPeriod = sql`AND o.doc_date >= ${f.dateFrom} AND o.doc_date <= ${f.dateTo}
-    ${f.after ? sql`AND (o.doc_date, o.operation_id) > (${f.after.doc_date}, ${f.after.operation_id})` : sql``}`;
-  const rows = (list: OperationDbRow[]) =>
-    list.map((r) => operationFromRow({ ...r, amount: Number(r.amount) }));
-
-  if (f.words === undefined) {
-    return rows(
-      await sql<OperationDbRow[]>`SELECT ${columns} FROM operations o WHERE ${filters} ${inPeriod}
-        ORDER BY o.doc_date, o.operation_id LIMIT ${f.limit}`,
-    );
-  }
-  // The query is made once per statement (an InitPlan), not per row, whatever plan is cached.
-  const query = sql`(SELECT svc_search_query(${f.words}::text[]))`;
-  // 1. The next candidates in order, each checked against `search`; a common word fills the page
-  //    within the first few dozen rows and the scan stops there.
-  const window = f.limit * ORDERED_WINDOW_PER_ROW;
-  const found = rows(
-    await sql<OperationDbRow[]>`SELECT ${columns} FROM (
-        SELECT o.* FROM operations o WHERE ${filters} ${inPeriod}
-         ORDER BY o.doc_date, o.operation_id LIMIT ${window}) o
-      WHERE o.search @@ ${query}
-      ORDER BY o.doc_date, o.operation_id LIMIT ${f.limit}`,
-  );
-  if (found.length === f.limit) return found;
-  // 2. Short of a page: if the window held every candidate, that is the answer.
-  const [edge] = await sql<{ doc_date: string; operation_id: string }[]>`
-    SELECT o.doc_date, o.operation_id FROM operations o WHERE ${filters} ${inPeriod}
-     ORDER BY o.doc_date, o.operation_id OFFSET ${window - 1} LIMIT 1`;
-  if (!edge) return found;
-  // 3. A rarer word: the rest of the period through the day-keyed GIN index, a few days at a time
-  //    (1, 1, 2, 4, … days) so that a word found every day costs one day's matches, and one absent
-  //    from the period costs a lookup per span. The period's bounds are hidden from the b-trees
-  //    (|| '') so that the planner takes the GIN index, which holds only the asked days anyway.
-  const days = daysFrom(edge.doc_date, f.dateTo);
-  for (let start = 0, span = 1; start < days.length && found.length < f.limit; ) {
-    const spanDays = days.slice(start, start + span);
-    found.push(
-      ...rows(
-        await sql<OperationDbRow[]>`SELECT ${columns} FROM operations o
-          WHERE svc_search_days(o.doc_date, o.search) @@ svc_search_days_query(${f.words}::text[], ${spanDays}::text[])
-            AND o.search @@ ${query} AND ${filters}
-            AND (o.doc_date || '', o.operation_id) > (${edge.doc_date}, ${edge.operation_id})
-          ORDER BY o.doc_date, o.operation_id LIMIT ${f.limit - found.length}`,
-      ),
-    );
-    start += span;
-    if (start > 1) span *= 2;
-  }
-  return found;
+/** How much each plan reads before the next takes over (tests make them small to reach every path). */
+export interface SearchTuning {
+  /**
+   * Text candidates read in (doc_date, operation_id) order before the index takes over: a word
+   * in one operation of four fills the page there, and the scan stops as soon as it does.
+   */
+  window(limit: number): number;
+  /**
+   * Matches one span of days may hold for the index to serve it; a span with more is a word
+   * common there, which the ordered scan serves better (see `searchOperations`).
+   */
+  spanCap(limit: number): number;
 }
 
-/** Every date from `from` to `to` inclusive, as YYYY-MM-DD. */
-function daysFrom(from: string, to: string): string[] {
-  // Anything else in `to` would never compare below a date and the loop would not end.
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(to)) throw new Error(`not a date: ${to}`);
-  const out: string[] = [];
-  for (let d = new Date(`${from}T00:00:00Z`); ; d.setUTCDate(d.getUTCDate() + 1)) {
-    const day = d.toISOString().slice(0, 10);
-    if (day > to) return out;
-    out.push(day);
+const TUNING: SearchTuning = {
+  window: (limit) => Math.max(limit * 4, 200),
+  spanCap: (limit) => Math.max(limit * 8, 400),
+};
+/**
+ * The rest of the period is read through the day-keyed index in spans of growing length, one
+ * lookup per span: a word absent from the period costs a few lookups, not one per day. The
+ * longest span bounds the index entries one lookup reads for a word common in it.
+ */
+const SPAN_DAYS = [1, 1, 2];
+const SPAN_DAYS_MAX = 4;
+
+/** Stored operations of one account matching the filter, ordered by (doc_date, operation_id). */
+export async function searchOperations(
+  sql: Sql,
+  f: PgOperationFilter,
+  tuning: SearchTuning = TUNING,
+): Promise<StatementOperation[]> {
+  if (f.words === undefined) {
+    const o = conditions(sql, f, f.after);
+    const rows = await sql<
+      OperationDbRow[]
+    >`SELECT ${o.columns} FROM operations o WHERE ${o.filters} ${o.inPeriod}
+      ${o.order} LIMIT ${f.limit}`;
+    return rows.map(fromDb);
   }
+  // Each statement reads the first candidates in order, then the days after them span by span
+  // through the index, and stops at a full page. A span holding more matches than its cap (a word
+  // rare so far that turns common) ends the statement's answer there: the next statement starts
+  // at that span with the ordered scan, which finds a common word within a few rows.
+  const found: StatementOperation[] = [];
+  let from = f.after;
+  for (;;) {
+    const rows = await textStatement(sql, f, from, f.limit - found.length, tuning);
+    const capped = rows.findIndex((r) => r.span_capped);
+    for (const r of capped === -1 ? rows : rows.slice(0, capped)) found.push(fromDb(r));
+    if (capped === -1) return found;
+    from = { doc_date: rows[capped]!.span_after_date!, operation_id: rows[capped]!.span_after_id! };
+  }
+}
+
+interface TextRow extends OperationDbRow {
+  /** The row comes from a span of days with more matches than the cap: it may not be the next one. */
+  span_capped: boolean;
+  /** The key just before that span: where the next statement starts. */
+  span_after_date: string | null;
+  span_after_id: string | null;
+}
+
+function textStatement(
+  sql: Sql,
+  f: PgOperationFilter,
+  from: Key | undefined,
+  need: number,
+  tuning: SearchTuning,
+) {
+  const o = conditions(sql, f, from);
+  const window = tuning.window(f.limit);
+  const cap = tuning.spanCap(f.limit);
+  const query = sql`(SELECT svc_search_query(${f.words!}::text[]))`; // once, not per row
+  const spans = spansOf(
+    daysBetween(from && from.doc_date > f.dateFrom ? from.doc_date : f.dateFrom, f.dateTo),
+  );
+  // PostgreSQL runs the branches of UNION ALL in turn and the spans in order, and stops at the
+  // LIMIT: a common word never reaches the index. The edge (the last candidate of the window) is
+  // read only when the window falls short. In the spans the period and the filters are hidden
+  // from the b-trees: the index's keys hold only the asked days; each span's matches are capped,
+  // then sorted.
+  return sql<TextRow[]>`
+    WITH candidates AS (
+      SELECT o.* FROM operations o WHERE ${o.filters} ${o.inPeriod} ${o.order} LIMIT ${window}),
+    edge AS MATERIALIZED (
+      SELECT e.*, ARRAY(SELECT to_char(d, 'YYYY-MM-DD')
+                          FROM generate_series(e.doc_date::date, ${f.dateTo}::date, interval '1 day') AS d) AS days
+        FROM (SELECT o.doc_date, o.operation_id FROM operations o WHERE ${o.filters} ${o.inPeriod}
+               ${o.order} OFFSET ${window - 1} LIMIT 1) AS e)
+    (SELECT ${o.columns}, false AS span_capped, NULL AS span_after_date, NULL AS span_after_id
+       FROM candidates o WHERE o.search @@ ${query} ${o.order})
+    UNION ALL
+    (SELECT found.*,
+            CASE WHEN span.first = 1 THEN edge.doc_date ELSE edge.days[span.first] END,
+            CASE WHEN span.first = 1 THEN edge.operation_id ELSE '' END
+       FROM edge
+       CROSS JOIN unnest(${spans.map((s) => s[0])}::int[], ${spans.map((s) => s[1])}::int[]) AS span(first, last)
+       CROSS JOIN LATERAL (
+         SELECT m.*, count(*) OVER () = ${cap} AS span_capped FROM (
+           SELECT ${o.columns} FROM operations o
+            WHERE svc_search_days(o.doc_date, o.counterparty_inn, o.search)
+                  @@ svc_search_days_query(${f.words!}::text[], ${f.counterpartyInn ?? null}::text, edge.days[span.first:span.last])
+              AND o.search @@ ${query} AND ${o.rowFilters}
+              AND (o.doc_date || '', o.operation_id) > (edge.doc_date, edge.operation_id)
+            LIMIT ${cap}) AS m
+          ORDER BY m.doc_date, m.operation_id LIMIT ${need}) AS found
+      WHERE span.first <= cardinality(edge.days))
+    LIMIT ${need}`;
+}
+
+/**
+ * The filter as SQL: everything but the period and the text (`filters`; `rowFilters` the same,
+ * hidden from the b-trees: where the day-keyed index finds the rows, ANDing its few matches with an
+ * account's or an amount range's hundreds of thousands costs far more than checking them), and the
+ * period after `from`.
+ */
+function conditions(sql: Sql, f: PgOperationFilter, from: Key | undefined) {
+  const filters = (text: string, int: string) => sql`o.bank_account_id${sql.unsafe(text)} = ${f.bankAccountId}
+      ${f.amountMinKopecks === undefined ? sql`` : sql`AND o.amount${sql.unsafe(int)} >= ${f.amountMinKopecks}`}
+      ${f.amountMaxKopecks === undefined ? sql`` : sql`AND o.amount${sql.unsafe(int)} <= ${f.amountMaxKopecks}`}
+      ${f.counterpartyInn === undefined ? sql`` : sql`AND o.counterparty_inn${sql.unsafe(text)} = ${f.counterpartyInn}`}
+      ${f.direction === undefined ? sql`` : sql`AND o.direction = ${f.direction}`}`;
+  return {
+    columns: sql.unsafe(OPERATION_COLUMNS),
+    filters: filters("", ""),
+    rowFilters: filters(" || ''", " + 0"),
+    inPeriod: sql`AND o.doc_date >= ${f.dateFrom} AND o.doc_date <= ${f.dateTo}
+      ${from ? sql`AND (o.doc_date, o.operation_id) > (${from.doc_date}, ${from.operation_id})` : sql``}`,
+    order: sql`ORDER BY o.doc_date, o.operation_id`,
+  };
+}
+
+/** int8 arrives as a string unless the client parses it; kopecks fit a double exactly. */
+const fromDb = (r: OperationDbRow) => operationFromRow({ ...r, amount: Number(r.amount) });
+
+/** [first, last] positions (1-based, inclusive) of the walk's spans over at most `days` days. */
+function spansOf(days: number): [number, number][] {
+  const spans: [number, number][] = [];
+  for (let first = 1, i = 0; first <= days; i++) {
+    const last = Math.min(days, first + (SPAN_DAYS[i] ?? SPAN_DAYS_MAX) - 1);
+    spans.push([first, last]);
+    first = last + 1;
+  }
+  return spans;
+}
+
+/** Days from `from` to `to`, inclusive (YYYY-MM-DD). */
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000) + 1;
 }
