@@ -16,7 +16,7 @@ type Key = NonNullable<OperationFilter["after"]>;
 export interface SearchTuning {
   /**
    * Text candidates read in (doc_date, operation_id) order before the index takes over: a word
-   * in one operation of four fills the page there, and the scan stops as soon as it does.
+   * in one operation of eight fills the page there, and the scan stops as soon as it does.
    */
   window(limit: number): number;
   /**
@@ -27,7 +27,7 @@ export interface SearchTuning {
 }
 
 const TUNING: SearchTuning = {
-  window: (limit) => Math.max(limit * 4, 200),
+  window: (limit) => Math.max(limit * 8, 400),
   spanCap: (limit) => Math.max(limit * 8, 400),
 };
 /**
@@ -55,11 +55,12 @@ export async function searchOperations(
   // Each statement reads the first candidates in order, then the days after them span by span
   // through the index, and stops at a full page. A span holding more matches than its cap (a word
   // rare so far that turns common) ends the statement's answer there: the next statement starts
-  // at that span with the ordered scan, which finds a common word within a few rows.
+  // at that span with the ordered scan, which finds a common word within a few rows; its window
+  // is wider, the word being known to be common there.
   const found: StatementOperation[] = [];
   let from = f.after;
-  for (;;) {
-    const rows = await textStatement(sql, f, from, f.limit - found.length, tuning);
+  for (let window = tuning.window(f.limit); ; window = tuning.window(f.limit) * 4) {
+    const rows = await textStatement(sql, f, from, f.limit - found.length, window, tuning.spanCap(f.limit));
     const capped = rows.findIndex((r) => r.span_capped);
     for (const r of capped === -1 ? rows : rows.slice(0, capped)) found.push(fromDb(r));
     if (capped === -1) return found;
@@ -80,11 +81,10 @@ function textStatement(
   f: PgOperationFilter,
   from: Key | undefined,
   need: number,
-  tuning: SearchTuning,
+  window: number,
+  cap: number,
 ) {
   const o = conditions(sql, f, from);
-  const window = tuning.window(f.limit);
-  const cap = tuning.spanCap(f.limit);
   const query = sql`(SELECT svc_search_query(${f.words!}::text[]))`; // once, not per row
   const spans = spansOf(
     daysBetween(from && from.doc_date > f.dateFrom ? from.doc_date : f.dateFrom, f.dateTo),
