@@ -33,14 +33,21 @@ RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN
               CROSS JOIN LATERAL unnest(svc_words(coalesce(c.t, ''))) WITH ORDINALITY AS w(word, n)),
            ''::tsvector);
 --> statement-breakpoint
--- The words of an operation under its day ('2024-10-02/оплата'), and its counterparty's INN
--- ('2024-10-02#7707083893'), for the GIN index: a lookup for a few days reads only those days'
--- entries, however common the word is elsewhere, and a word asked with a counterparty meets only
--- that counterparty's operations.
-CREATE FUNCTION svc_search_days(doc_date text, counterparty_inn text, search tsvector) RETURNS tsvector
-LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN
+-- The bit length of a non-negative amount (0 for 0), -1 below zero: exact integer arithmetic.
+CREATE FUNCTION svc_amount_bucket(amount bigint) RETURNS int
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN
+  CASE WHEN amount < 0 THEN -1 ELSE length(ltrim(amount::bit(64)::text, '0')) END;
+--> statement-breakpoint
+-- The words of an operation under its day ('2024-10-02/оплата'), its counterparty's INN
+-- ('2024-10-02#7707083893') and the binary magnitude of its amount ('2024-10-02$21': 2^20 to
+-- 2^21 - 1 kopecks; '$0' zero, '$-1' below zero), for the GIN index: a lookup for a few days reads
+-- only those days' entries, however common the word is elsewhere, and a word asked with a
+-- counterparty or an amount range meets mostly operations that have them.
+CREATE FUNCTION svc_search_days(doc_date text, counterparty_inn text, amount bigint, search tsvector)
+RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN
   array_to_tsvector(ARRAY(SELECT doc_date || '/' || l FROM unnest(tsvector_to_array(search)) AS l)
-                    || (doc_date || '#' || coalesce(counterparty_inn, '')));
+                    || (doc_date || '#' || coalesce(counterparty_inn, ''))
+                    || (doc_date || '$' || svc_amount_bucket(coalesce(amount, 0))));
 --> statement-breakpoint
 -- The query over `search`: each query word's folded parts as a phrase whose last part is a prefix,
 -- all words ANDed. NULL (nothing matches) when a word has no part left. The two query functions
@@ -70,19 +77,21 @@ BEGIN
 END $$;
 --> statement-breakpoint
 -- The query over svc_search_days for the given days: every part of every word (the last part of a
--- word a prefix) on one of the days, and the counterparty's INN when one is asked. It finds a
--- superset of the phrase query; `search` decides. NULL (nothing matches) without days or when a
--- word has no part left.
-CREATE FUNCTION svc_search_days_query(words text[], counterparty_inn text, days text[]) RETURNS tsquery
+-- word a prefix) on one of the days, the counterparty's INN when one is asked, and one of the
+-- amount buckets when a range is asked. It finds a superset of the answer; the row decides. NULL
+-- (nothing matches) without days or buckets, or when a word has no part left.
+CREATE FUNCTION svc_search_days_query(words text[], counterparty_inn text, amount_buckets int[], days text[])
+RETURNS tsquery
 LANGUAGE plpgsql IMMUTABLE PARALLEL UNSAFE AS $$
 DECLARE
   word text;
   parts text[];
   day text;
+  bucket int;
   alternatives text;
   query text := '';
 BEGIN
-  IF cardinality(days) = 0 THEN RETURN NULL; END IF;
+  IF cardinality(days) = 0 OR cardinality(amount_buckets) = 0 THEN RETURN NULL; END IF;
   FOREACH word IN ARRAY words LOOP
     parts := svc_words(word);
     IF cardinality(parts) = 0 THEN RETURN NULL; END IF;
@@ -103,10 +112,21 @@ BEGIN
     END LOOP;
     query := query || ' & (' || alternatives || ')';
   END IF;
+  IF amount_buckets IS NOT NULL THEN
+    alternatives := '';
+    FOREACH day IN ARRAY days LOOP
+      FOREACH bucket IN ARRAY amount_buckets LOOP
+        alternatives := alternatives || CASE WHEN alternatives <> '' THEN ' | ' ELSE '' END
+                        || quote_literal(day || '$' || bucket);
+      END LOOP;
+    END LOOP;
+    query := query || ' & (' || alternatives || ')';
+  END IF;
   RETURN nullif(query, '')::tsquery;
 END $$;
 --> statement-breakpoint
 ALTER TABLE "operations" ADD COLUMN "search" tsvector
   GENERATED ALWAYS AS (svc_search_vector("purpose", "payer_name", "payee_name", "doc_number")) STORED;
 --> statement-breakpoint
-CREATE INDEX "operations_search_days_idx" ON "operations" USING gin (svc_search_days("doc_date", "counterparty_inn", "search"));
+CREATE INDEX "operations_search_days_idx" ON "operations"
+  USING gin (svc_search_days("doc_date", "counterparty_inn", "amount", "search"));

@@ -113,8 +113,9 @@ function textStatement(
        CROSS JOIN LATERAL (
          SELECT m.*, count(*) OVER () = ${cap} AS span_capped FROM (
            SELECT ${o.columns} FROM operations o
-            WHERE svc_search_days(o.doc_date, o.counterparty_inn, o.search)
-                  @@ svc_search_days_query(${f.words!}::text[], ${f.counterpartyInn ?? null}::text, edge.days[span.first:span.last])
+            WHERE svc_search_days(o.doc_date, o.counterparty_inn, o.amount, o.search)
+                  @@ svc_search_days_query(${f.words!}::text[], ${f.counterpartyInn ?? null}::text,
+                                           ${amountBuckets(f)}::int[], edge.days[span.first:span.last])
               AND o.search @@ ${query} AND ${o.rowFilters}
               AND (o.doc_date || '', o.operation_id) > (edge.doc_date, edge.operation_id)
             LIMIT ${cap}) AS m
@@ -147,6 +148,19 @@ function conditions(sql: Sql, f: PgOperationFilter, from: Key | undefined) {
 
 /** int8 arrives as a string unless the client parses it; kopecks fit a double exactly. */
 const fromDb = (r: OperationDbRow) => operationFromRow({ ...r, amount: Number(r.amount) });
+
+/**
+ * The amount buckets (svc_amount_bucket: bit length, -1 below zero) a range can fall in; null
+ * without a range. The range's own bounds are checked on the row.
+ */
+function amountBuckets(f: PgOperationFilter): number[] | null {
+  if (f.amountMinKopecks === undefined && f.amountMaxKopecks === undefined) return null;
+  const bucket = (kopecks: number) =>
+    kopecks < 0 ? -1 : kopecks === 0 ? 0 : Math.floor(kopecks).toString(2).length;
+  const first = f.amountMinKopecks === undefined ? -1 : bucket(f.amountMinKopecks);
+  const last = f.amountMaxKopecks === undefined ? 64 : bucket(f.amountMaxKopecks);
+  return Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i);
+}
 
 /** [first, last] positions (1-based, inclusive) of the walk's spans over at most `days` days. */
 function spansOf(days: number): [number, number][] {
