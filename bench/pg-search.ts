@@ -129,7 +129,7 @@ try {
   } else if (db) {
     const [name] = await sql<{ db: string }[]>`SELECT current_database() AS db`;
     console.log(`kept: BENCH_LOADED_URL=${url.replace(/\/[^/]*$/, `/${name!.db}`)}`);
-    await sql.end();
+    await db.keep();
   }
 }
 

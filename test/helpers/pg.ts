@@ -12,6 +12,8 @@ export interface OwnDatabase {
   /** Applies migrations-pg/ (or another folder of drizzle-kit migrations). */
   migrate(folder?: string): Promise<void>;
   drop(): Promise<void>;
+  /** Ends the connections and leaves the database (a benchmark's, to measure it again). */
+  keep(): Promise<void>;
 }
 
 export async function ownDatabase(serverUrl: string, prefix: string, max = 4): Promise<OwnDatabase> {
@@ -27,6 +29,10 @@ export async function ownDatabase(serverUrl: string, prefix: string, max = 4): P
     async drop() {
       await sql.end({ timeout: 5 });
       await admin.unsafe(`DROP DATABASE ${name}`);
+      await admin.end({ timeout: 5 });
+    },
+    async keep() {
+      await sql.end({ timeout: 5 });
       await admin.end({ timeout: 5 });
     },
   };
