@@ -15,8 +15,9 @@ type Key = NonNullable<OperationFilter["after"]>;
 /** How much each plan reads before the next takes over (tests make them small to reach every path). */
 export interface SearchTuning {
   /**
-   * Text candidates read in (doc_date, operation_id) order before the index takes over: a word
-   * in one operation of eight fills the page there, and the scan stops as soon as it does.
+   * Operations of the account (and counterparty) read in (doc_date, operation_id) order before
+   * the index takes over, each checked for the text, amount and direction: a word in one
+   * operation of eight fills the page there, and the scan stops as soon as it does.
    */
   window(limit: number): number;
   /**
@@ -96,14 +97,14 @@ function textStatement(
   // then sorted.
   return sql<TextRow[]>`
     WITH candidates AS (
-      SELECT o.* FROM operations o WHERE ${o.filters} ${o.inPeriod} ${o.order} LIMIT ${window}),
+      SELECT o.* FROM operations o WHERE ${o.ordered} ${o.inPeriod} ${o.order} LIMIT ${window}),
     edge AS MATERIALIZED (
       SELECT e.*, ARRAY(SELECT to_char(d, 'YYYY-MM-DD')
                           FROM generate_series(e.doc_date::date, ${f.dateTo}::date, interval '1 day') AS d) AS days
-        FROM (SELECT o.doc_date, o.operation_id FROM operations o WHERE ${o.filters} ${o.inPeriod}
+        FROM (SELECT o.doc_date, o.operation_id FROM operations o WHERE ${o.ordered} ${o.inPeriod}
                ${o.order} OFFSET ${window - 1} LIMIT 1) AS e)
     (SELECT ${o.columns}, false AS span_capped, NULL AS span_after_date, NULL AS span_after_id
-       FROM candidates o WHERE o.search @@ ${query} ${o.order})
+       FROM candidates o WHERE o.search @@ ${query} ${o.checked} ${o.order})
     UNION ALL
     (SELECT found.*,
             CASE WHEN span.first = 1 THEN edge.doc_date ELSE edge.days[span.first] END,
@@ -125,21 +126,27 @@ function textStatement(
 }
 
 /**
- * The filter as SQL: everything but the period and the text (`filters`; `rowFilters` the same,
- * hidden from the b-trees: where the day-keyed index finds the rows, ANDing its few matches with an
- * account's or an amount range's hundreds of thousands costs far more than checking them), and the
- * period after `from`.
+ * The filter as SQL, the period and the text aside. `ordered`: what an index serves in
+ * (doc_date, operation_id) order (the account, the counterparty), so that a window of candidates
+ * and its edge are read from the index alone; `checked`: what only the row tells (amount,
+ * direction), checked on the window's rows like the text; `filters`: both; `rowFilters`: both,
+ * hidden from the b-trees: where the day-keyed index finds the rows, ANDing its few matches with
+ * an account's or an amount range's hundreds of thousands costs far more than checking them.
+ * `inPeriod`: the period, after `from`.
  */
 function conditions(sql: Sql, f: PgOperationFilter, from: Key | undefined) {
-  const filters = (text: string, int: string) => sql`o.bank_account_id${sql.unsafe(text)} = ${f.bankAccountId}
+  const ordered = (text: string) => sql`o.bank_account_id${sql.unsafe(text)} = ${f.bankAccountId}
+      ${f.counterpartyInn === undefined ? sql`` : sql`AND o.counterparty_inn${sql.unsafe(text)} = ${f.counterpartyInn}`}`;
+  const checked = (int: string) => sql`
       ${f.amountMinKopecks === undefined ? sql`` : sql`AND o.amount${sql.unsafe(int)} >= ${f.amountMinKopecks}`}
       ${f.amountMaxKopecks === undefined ? sql`` : sql`AND o.amount${sql.unsafe(int)} <= ${f.amountMaxKopecks}`}
-      ${f.counterpartyInn === undefined ? sql`` : sql`AND o.counterparty_inn${sql.unsafe(text)} = ${f.counterpartyInn}`}
       ${f.direction === undefined ? sql`` : sql`AND o.direction = ${f.direction}`}`;
   return {
     columns: sql.unsafe(OPERATION_COLUMNS),
-    filters: filters("", ""),
-    rowFilters: filters(" || ''", " + 0"),
+    ordered: ordered(""),
+    checked: checked(""),
+    filters: sql`${ordered("")} ${checked("")}`,
+    rowFilters: sql`${ordered(" || ''")} ${checked(" + 0")}`,
     inPeriod: sql`AND o.doc_date >= ${f.dateFrom} AND o.doc_date <= ${f.dateTo}
       ${from ? sql`AND (o.doc_date, o.operation_id) > (${from.doc_date}, ${from.operation_id})` : sql``}`,
     order: sql`ORDER BY o.doc_date, o.operation_id`,
