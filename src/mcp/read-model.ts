@@ -196,11 +196,11 @@ export class McpReadModel {
 }
 
 /**
- * Free text as an FTS5 query: each word becomes a quoted string token (inner quotes doubled), so
- * no FTS5 operator or column filter can come from the user, with a prefix star; words are ANDed.
- * Words without a letter or digit are dropped; ё is read as е. Null when nothing searchable is left.
+ * The words of free text a search looks for: split on white space, ё read as е, words without a
+ * letter or digit dropped, at most `maxWords`. Null when nothing searchable is left. Each store
+ * folds and splits a word further the way its index does (FTS5 here, svc_words on PostgreSQL).
  */
-export function ftsQuery(text: string, maxWords = 12): string | null {
+export function searchWords(text: string, maxWords = 12): string[] | null {
   // The index holds ё as е (migration 0008): so does the query.
   const words = text
     .replaceAll("ё", "е")
@@ -208,6 +208,15 @@ export function ftsQuery(text: string, maxWords = 12): string | null {
     .split(/\s+/u)
     .filter((w) => /[\p{L}\p{N}]/u.test(w))
     .slice(0, maxWords);
-  if (words.length === 0) return null;
-  return words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(" ");
+  return words.length === 0 ? null : words;
+}
+
+/**
+ * Free text as an FTS5 query: each word becomes a quoted string token (inner quotes doubled), so
+ * no FTS5 operator or column filter can come from the user, with a prefix star; words are ANDed.
+ * Null when nothing searchable is left (see `searchWords`).
+ */
+export function ftsQuery(text: string, maxWords = 12): string | null {
+  const words = searchWords(text, maxWords);
+  return words?.map((w) => `"${w.replaceAll('"', '""')}"*`).join(" ") ?? null;
 }

@@ -1,6 +1,6 @@
 // Row caches on PostgreSQL. Other replicas write the same tables, so a cached row may be stale the
 // moment another replica commits. PostgreSQL announces every committed change of a cached table
-// (a statement trigger NOTIFYs its name, delivered at commit; migrations-pg 0001), the client's
+// (a row trigger NOTIFYs its name, delivered at commit; migrations-pg 0001), the client's
 // worker counts the announcements per table, and a cache looks at the count before it answers:
 // a token revoked on one replica fails on every replica from their next request on. While no
 // listener is connected (the connection dropped, the worker restarted) nothing is kept at all;

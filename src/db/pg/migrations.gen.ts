@@ -4,10 +4,12 @@ import m0 from "../../../migrations-pg/0000_baseline.sql" with { type: "text" };
 import m1 from "../../../migrations-pg/0001_change_feed.sql" with { type: "text" };
 import m2 from "../../../migrations-pg/0002_rate_limits.sql" with { type: "text" };
 import m3 from "../../../migrations-pg/0003_audit_token_blocks.sql" with { type: "text" };
+import m4 from "../../../migrations-pg/0004_operations_search.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_baseline", when: 1795617535951, breakpoints: true, sql: m0 },
   { tag: "0001_change_feed", when: 1795626272704, breakpoints: true, sql: m1 },
   { tag: "0002_rate_limits", when: 1795626273704, breakpoints: true, sql: m2 },
   { tag: "0003_audit_token_blocks", when: 1795627226603, breakpoints: true, sql: m3 },
+  { tag: "0004_operations_search", when: 1795627227603, breakpoints: true, sql: m4 },
 ];

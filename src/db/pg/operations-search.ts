@@ -1,0 +1,186 @@
+// search_operations on PostgreSQL: the same rows in the same order as McpReadModel.searchOperations
+// on SQLite, served by the search column and functions of migrations-pg/0004_operations_search.sql.
+import type { Sql } from "postgres";
+import type { StatementOperation } from "../../formats/types";
+import type { OperationFilter } from "../../mcp/read-model";
+import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../../statements/queries";
+
+export interface PgOperationFilter extends Omit<OperationFilter, "match"> {
+  /** The query's words as `searchWords` gives them (never empty); folded and split in SQL. */
+  words?: string[];
+}
+
+type Key = NonNullable<OperationFilter["after"]>;
+
+/** How much each plan reads before the next takes over (tests make them small to reach every path). */
+export interface SearchTuning {
+  /**
+   * Operations of the account (and counterparty) read in (doc_date, operation_id) order before
+   * the index takes over, each checked for the text, amount and direction: a word in one
+   * operation of eight fills the page there, and the scan stops as soon as it does.
+   */
+  window(limit: number): number;
+  /**
+   * Matches one span of days may hold for the index to serve it; a span with more is a word
+   * common there, which the ordered scan serves better (see `searchOperations`).
+   */
+  spanCap(limit: number): number;
+}
+
+const TUNING: SearchTuning = {
+  window: (limit) => Math.max(limit * 8, 400),
+  spanCap: (limit) => Math.max(limit * 8, 400),
+};
+/**
+ * The rest of the period is read through the day-keyed index in spans of growing length, one
+ * lookup per span: a word absent from the period costs a few lookups, not one per day. The
+ * longest span bounds the index entries one lookup reads for a word common in it.
+ */
+const SPAN_DAYS = [1, 1, 2];
+const SPAN_DAYS_MAX = 4;
+
+/** Stored operations of one account matching the filter, ordered by (doc_date, operation_id). */
+export async function searchOperations(
+  sql: Sql,
+  f: PgOperationFilter,
+  tuning: SearchTuning = TUNING,
+): Promise<StatementOperation[]> {
+  if (f.words === undefined) {
+    const o = conditions(sql, f, f.after);
+    const rows = await sql<
+      OperationDbRow[]
+    >`SELECT ${o.columns} FROM operations o WHERE ${o.filters} ${o.inPeriod}
+      ${o.order} LIMIT ${f.limit}`;
+    return rows.map(fromDb);
+  }
+  // Each statement reads the first candidates in order, then the days after them span by span
+  // through the index, and stops at a full page. A span holding more matches than its cap (a word
+  // rare so far that turns common) ends the statement's answer there: the next statement starts
+  // at that span with the ordered scan, which finds a common word within a few rows; its window
+  // is wider, the word being known to be common there.
+  const found: StatementOperation[] = [];
+  let from = f.after;
+  for (let window = tuning.window(f.limit); ; window = tuning.window(f.limit) * 4) {
+    const rows = await textStatement(sql, f, from, f.limit - found.length, window, tuning.spanCap(f.limit));
+    const capped = rows.findIndex((r) => r.span_capped);
+    for (const r of capped === -1 ? rows : rows.slice(0, capped)) found.push(fromDb(r));
+    if (capped === -1) return found;
+    from = { doc_date: rows[capped]!.span_after_date!, operation_id: rows[capped]!.span_after_id! };
+  }
+}
+
+interface TextRow extends OperationDbRow {
+  /** The row comes from a span of days with more matches than the cap: it may not be the next one. */
+  span_capped: boolean;
+  /** The key just before that span: where the next statement starts. */
+  span_after_date: string | null;
+  span_after_id: string | null;
+}
+
+function textStatement(
+  sql: Sql,
+  f: PgOperationFilter,
+  from: Key | undefined,
+  need: number,
+  window: number,
+  cap: number,
+) {
+  const o = conditions(sql, f, from);
+  const query = sql`(SELECT svc_search_query(${f.words!}::text[]))`; // once, not per row
+  const spans = spansOf(
+    daysBetween(from && from.doc_date > f.dateFrom ? from.doc_date : f.dateFrom, f.dateTo),
+  );
+  // PostgreSQL runs the branches of UNION ALL in turn and the spans in order, and stops at the
+  // LIMIT: a common word never reaches the index. The edge (the last candidate of the window) is
+  // read only when the window falls short. In the spans the period and the filters are hidden
+  // from the b-trees: the index's keys hold only the asked days; each span's matches are capped,
+  // then sorted.
+  return sql<TextRow[]>`
+    WITH candidates AS (
+      SELECT o.* FROM operations o WHERE ${o.ordered} ${o.inPeriod} ${o.order} LIMIT ${window}),
+    edge AS MATERIALIZED (
+      SELECT e.*, ARRAY(SELECT to_char(d, 'YYYY-MM-DD')
+                          FROM generate_series(e.doc_date::date, ${f.dateTo}::date, interval '1 day') AS d) AS days
+        FROM (SELECT o.doc_date, o.operation_id FROM operations o WHERE ${o.ordered} ${o.inPeriod}
+               ${o.order} OFFSET ${window - 1} LIMIT 1) AS e)
+    (SELECT ${o.columns}, false AS span_capped, NULL AS span_after_date, NULL AS span_after_id
+       FROM candidates o WHERE o.search @@ ${query} ${o.checked} ${o.order})
+    UNION ALL
+    (SELECT found.*,
+            CASE WHEN span.first = 1 THEN edge.doc_date ELSE edge.days[span.first] END,
+            CASE WHEN span.first = 1 THEN edge.operation_id ELSE '' END
+       FROM edge
+       CROSS JOIN unnest(${spans.map((s) => s[0])}::int[], ${spans.map((s) => s[1])}::int[]) AS span(first, last)
+       CROSS JOIN LATERAL (
+         SELECT m.*, count(*) OVER () = ${cap} AS span_capped FROM (
+           SELECT ${o.columns} FROM operations o
+            WHERE svc_search_days(o.doc_date, o.counterparty_inn, o.amount, o.search)
+                  @@ svc_search_days_query(${f.words!}::text[], ${f.counterpartyInn ?? null}::text,
+                                           ${amountBuckets(f)}::int[], edge.days[span.first:span.last])
+              AND o.search @@ ${query} AND ${o.rowFilters}
+              AND (o.doc_date || '', o.operation_id) > (edge.doc_date, edge.operation_id)
+            LIMIT ${cap}) AS m
+          ORDER BY m.doc_date, m.operation_id LIMIT ${need}) AS found
+      WHERE span.first <= cardinality(edge.days))
+    LIMIT ${need}`;
+}
+
+/**
+ * The filter as SQL, the period and the text aside. `ordered`: what an index serves in
+ * (doc_date, operation_id) order (the account, the counterparty), so that a window of candidates
+ * and its edge are read from the index alone; `checked`: what only the row tells (amount,
+ * direction), checked on the window's rows like the text; `filters`: both; `rowFilters`: both,
+ * hidden from the b-trees: where the day-keyed index finds the rows, ANDing its few matches with
+ * an account's or an amount range's hundreds of thousands costs far more than checking them.
+ * `inPeriod`: the period, after `from`.
+ */
+function conditions(sql: Sql, f: PgOperationFilter, from: Key | undefined) {
+  const ordered = (text: string) => sql`o.bank_account_id${sql.unsafe(text)} = ${f.bankAccountId}
+      ${f.counterpartyInn === undefined ? sql`` : sql`AND o.counterparty_inn${sql.unsafe(text)} = ${f.counterpartyInn}`}`;
+  const checked = (int: string) => sql`
+      ${f.amountMinKopecks === undefined ? sql`` : sql`AND o.amount${sql.unsafe(int)} >= ${f.amountMinKopecks}`}
+      ${f.amountMaxKopecks === undefined ? sql`` : sql`AND o.amount${sql.unsafe(int)} <= ${f.amountMaxKopecks}`}
+      ${f.direction === undefined ? sql`` : sql`AND o.direction = ${f.direction}`}`;
+  return {
+    columns: sql.unsafe(OPERATION_COLUMNS),
+    ordered: ordered(""),
+    checked: checked(""),
+    filters: sql`${ordered("")} ${checked("")}`,
+    rowFilters: sql`${ordered(" || ''")} ${checked(" + 0")}`,
+    inPeriod: sql`AND o.doc_date >= ${f.dateFrom} AND o.doc_date <= ${f.dateTo}
+      ${from ? sql`AND (o.doc_date, o.operation_id) > (${from.doc_date}, ${from.operation_id})` : sql``}`,
+    order: sql`ORDER BY o.doc_date, o.operation_id`,
+  };
+}
+
+/** int8 arrives as a string unless the client parses it; kopecks fit a double exactly. */
+const fromDb = (r: OperationDbRow) => operationFromRow({ ...r, amount: Number(r.amount) });
+
+/**
+ * The amount buckets (svc_amount_bucket: bit length, -1 below zero) a range can fall in; null
+ * without a range. The range's own bounds are checked on the row.
+ */
+function amountBuckets(f: PgOperationFilter): number[] | null {
+  if (f.amountMinKopecks === undefined && f.amountMaxKopecks === undefined) return null;
+  const bucket = (kopecks: number) =>
+    kopecks < 0 ? -1 : kopecks === 0 ? 0 : Math.floor(kopecks).toString(2).length;
+  const first = f.amountMinKopecks === undefined ? -1 : bucket(f.amountMinKopecks);
+  const last = f.amountMaxKopecks === undefined ? 64 : bucket(f.amountMaxKopecks);
+  return Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i);
+}
+
+/** [first, last] positions (1-based, inclusive) of the walk's spans over at most `days` days. */
+function spansOf(days: number): [number, number][] {
+  const spans: [number, number][] = [];
+  for (let first = 1, i = 0; first <= days; i++) {
+    const last = Math.min(days, first + (SPAN_DAYS[i] ?? SPAN_DAYS_MAX) - 1);
+    spans.push([first, last]);
+    first = last + 1;
+  }
+  return spans;
+}
+
+/** Days from `from` to `to`, inclusive (YYYY-MM-DD). */
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000) + 1;
+}

@@ -1,0 +1,561 @@
+// search_operations on PostgreSQL (src/db/pg/operations-search.ts) against the SQLite read model
+// and a plain filter written here: the same operations in both stores, the same queries, the same
+// pages, with the module's plan sizes and with tiny ones that send nearly every text query through
+// the day-keyed GIN index, capped spans and restarts.
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { migrate, type OpenedDatabase, openDatabase } from "../../src/db/open";
+import {
+  type PgOperationFilter,
+  type SearchTuning,
+  searchOperations,
+} from "../../src/db/pg/operations-search";
+import type { StatementOperation } from "../../src/formats/types";
+import { ftsQuery, McpReadModel, searchWords } from "../../src/mcp/read-model";
+import { type OwnDatabase, ownDatabase, PG_MIGRATIONS } from "../helpers/pg";
+import { tempDir } from "../helpers/server";
+
+const URL = process.env.SVC_TEST_DATABASE_URL;
+const ACCOUNTS = ["acc-a", "acc-b"];
+const INNS = ["7700000001", "7700000002", "500100732259", "7707083893"];
+const WORDS = [
+  "Оплата",
+  "оплачено",
+  "Предоплата",
+  "счёт",
+  "счет",
+  "СЧЁТ-фактура",
+  "договор",
+  "договору",
+  "Ёлка",
+  "ёлочка",
+  "елка",
+  "НДС",
+  "ндфл",
+  "Ромашка",
+  "Лютик",
+  "Café",
+  "CAFE",
+  "Müller",
+  "Straße",
+  "ÆON",
+  "йогурт",
+  "Йошкар-Ола",
+  "зарплата",
+  "аренда",
+  "т.ч.",
+  "12",
+  "2024",
+  "10.10.2024",
+  "№15/2",
+  "A-12",
+  "x",
+  "я",
+  "Éclair",
+  "œuvre",
+  "Ñandú",
+  "ПАО",
+  "ООО",
+];
+const SEPARATORS = [" ", " ", " ", ", ", ". ", " - ", "/", " №", " «", "» ", "—", " (", ") ", "\t", "\u00a0"];
+// doc_number is indexed by SQLite without the ё → е folding (migration 0008), so no ё there.
+const DOC_NUMBERS = ["15", "A-12", "2024-7", "Б-3", "№77", "12/24", "x9"];
+const COLUMNS = ["purpose", "payer_name", "payee_name", "doc_number"] as const;
+
+interface Row {
+  bank_account_id: string;
+  operation_id: string;
+  doc_date: string;
+  direction: "credit" | "debit";
+  doc_type: "payment_order";
+  doc_number: string;
+  amount: number;
+  currency: string;
+  purpose: string;
+  counterparty_inn: string;
+  payer_name: string;
+  payer_inn: string;
+  payer_kpp: string;
+  payer_account: string;
+  payer_bank_name: string;
+  payer_bank_bik: string;
+  payer_bank_corr_account: string;
+  payee_name: string;
+  payee_inn: string;
+  payee_kpp: string;
+  payee_account: string;
+  payee_bank_name: string;
+  payee_bank_bik: string;
+  payee_bank_corr_account: string;
+}
+
+function row(r: Pick<Row, "bank_account_id" | "operation_id" | "doc_date" | "purpose"> & Partial<Row>): Row {
+  return {
+    direction: "credit",
+    doc_type: "payment_order",
+    doc_number: "1",
+    amount: 100,
+    currency: "RUB",
+    counterparty_inn: INNS[0]!,
+    payer_name: "ООО «Плательщик»",
+    payer_inn: INNS[0]!,
+    payer_kpp: "",
+    payer_account: "40702810900000000001",
+    payer_bank_name: "ПАО СБЕРБАНК",
+    payer_bank_bik: "044525225",
+    payer_bank_corr_account: "30101810400000000225",
+    payee_name: "ООО «Получатель»",
+    payee_inn: "7700000009",
+    payee_kpp: "",
+    payee_account: "40702810900000000002",
+    payee_bank_name: "АО «ТБанк»",
+    payee_bank_bik: "044525974",
+    payee_bank_corr_account: "30101810145250000974",
+    ...r,
+  };
+}
+
+/** Random text from the vocabulary: Cyrillic, Latin with diacritics, ё, digits, punctuation. */
+function text(rnd: () => number, words: number): string {
+  const pick = <T>(a: readonly T[]) => a[Math.floor(rnd() * a.length)]!;
+  let out = "";
+  for (let i = 0; i < words; i++) {
+    let w = pick(WORDS);
+    const c = rnd();
+    if (c < 0.15) w = w.toUpperCase();
+    else if (c < 0.3) w = w.toLowerCase();
+    out += (i === 0 ? "" : pick(SEPARATORS)) + w;
+  }
+  return out;
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const day = (n: number) => new Date(Date.UTC(2024, 0, 1 + n)).toISOString().slice(0, 10);
+
+/** 1200 operations over 60 days of two accounts; day 20 is busy (300 of them). */
+function randomRows(): Row[] {
+  const rnd = mulberry32(20241002);
+  const rows: Row[] = [];
+  for (let i = 0; i < 1200; i++) {
+    const d = i < 300 ? 20 : Math.floor(rnd() * 60);
+    rows.push(
+      row({
+        bank_account_id: rnd() < 0.8 ? ACCOUNTS[0]! : ACCOUNTS[1]!,
+        // Not in date order: ties on doc_date are broken by operation_id.
+        operation_id: `op-${Math.floor(rnd() * 1e9).toString(36)}-${i}`,
+        doc_date: day(d),
+        direction: rnd() < 0.5 ? "credit" : "debit",
+        amount: Math.floor(rnd() * 1_000_000),
+        counterparty_inn: INNS[Math.floor(rnd() * INNS.length)]!,
+        purpose: text(rnd, 1 + Math.floor(rnd() * 8)),
+        payer_name: text(rnd, 1 + Math.floor(rnd() * 3)),
+        payee_name: text(rnd, 1 + Math.floor(rnd() * 3)),
+        doc_number: DOC_NUMBERS[Math.floor(rnd() * DOC_NUMBERS.length)]!,
+      }),
+    );
+  }
+  return rows;
+}
+
+// ---- the plain filter: what FTS5 (unicode61 remove_diacritics 2, ё read as е) finds ----
+
+/** Folded tokens: lower case, Latin diacritics removed (not Cyrillic: й stays й), ё as е. */
+function tokens(s: string): string[] {
+  const folded = [...s]
+    .map((ch) => (ch.codePointAt(0)! < 0x250 ? ch.normalize("NFD").replace(/\p{M}/gu, "") : ch))
+    .join("")
+    .toLowerCase()
+    .replaceAll("ё", "е");
+  return folded.split(/[^\p{L}\p{N}]+/u).filter((t) => t !== "");
+}
+
+/** A query word: its tokens as a phrase in one column, the last one a prefix. */
+function wordMatches(r: Row, word: string): boolean {
+  const parts = tokens(word);
+  return COLUMNS.some((c) => {
+    const t = tokens(c === "doc_number" ? r[c] : r[c].replaceAll("ё", "е").replaceAll("Ё", "Е"));
+    for (let i = 0; i + parts.length <= t.length; i++) {
+      if (parts.every((p, k) => (k === parts.length - 1 ? t[i + k]!.startsWith(p) : t[i + k] === p)))
+        return true;
+    }
+    return false;
+  });
+}
+
+function plainFilter(rows: Row[], f: PgOperationFilter): string[] {
+  return rows
+    .filter(
+      (r) =>
+        r.bank_account_id === f.bankAccountId &&
+        r.doc_date >= f.dateFrom &&
+        r.doc_date <= f.dateTo &&
+        (f.amountMinKopecks === undefined || r.amount >= f.amountMinKopecks) &&
+        (f.amountMaxKopecks === undefined || r.amount <= f.amountMaxKopecks) &&
+        (f.counterpartyInn === undefined || r.counterparty_inn === f.counterpartyInn) &&
+        (f.direction === undefined || r.direction === f.direction) &&
+        (f.after === undefined ||
+          r.doc_date > f.after.doc_date ||
+          (r.doc_date === f.after.doc_date && r.operation_id > f.after.operation_id)) &&
+        (f.words === undefined || f.words.every((w) => wordMatches(r, w))),
+    )
+    .map((r) => [r.doc_date, r.operation_id] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+    .map(([, id]) => id);
+}
+
+// ---- both stores ----
+
+class Stores {
+  /** The plans' sizes; undefined: the module's own. */
+  tuning: SearchTuning | undefined;
+
+  constructor(
+    readonly pg: OwnDatabase,
+    readonly sqlite: OpenedDatabase,
+    readonly read: McpReadModel,
+  ) {}
+
+  static async open(prefix: string): Promise<Stores> {
+    const pg = await ownDatabase(URL!, prefix);
+    await pg.migrate();
+    const sqlite = openDatabase(":memory:");
+    migrate(sqlite.db);
+    return new Stores(pg, sqlite, new McpReadModel(sqlite.sqlite));
+  }
+
+  async insert(rows: Row[]): Promise<void> {
+    const keys = Object.keys(rows[0]!) as (keyof Row)[];
+    const insert = this.sqlite.sqlite.query(
+      `INSERT INTO operations (${keys.join(", ")}) VALUES (${keys.map(() => "?").join(", ")})`,
+    );
+    this.sqlite.sqlite.transaction(() => {
+      for (const r of rows) insert.run(...keys.map((k) => r[k]));
+    })();
+    for (let i = 0; i < rows.length; i += 500) {
+      await this.pg.sql`INSERT INTO operations ${this.pg.sql(rows.slice(i, i + 500))}`;
+    }
+  }
+
+  /** One page from each store; they must be equal, operation by operation. */
+  async page(f: PgOperationFilter): Promise<StatementOperation[]> {
+    const fromPg = await searchOperations(this.pg.sql, f, this.tuning);
+    const { words, ...rest } = f;
+    const fromSqlite = this.read.searchOperations({
+      ...rest,
+      match: words?.map((w) => ftsQuery(w)!).join(" "),
+    });
+    expect(fromPg).toEqual(fromSqlite);
+    return fromPg;
+  }
+
+  /** Up to `pages` pages through the cursor, then the rest in one: the ids in order. */
+  async pages(f: PgOperationFilter, pages = 6): Promise<string[]> {
+    const ids: string[] = [];
+    let after = f.after;
+    for (let n = 0; ; n++) {
+      const limit = n < pages ? f.limit : 10_000;
+      const page = await this.page({ ...f, after, limit });
+      ids.push(...page.map((o) => o.operation_id));
+      if (page.length < limit) return ids;
+      const last = page[page.length - 1]!;
+      after = { doc_date: last.doc_date, operation_id: last.operation_id };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.sqlite.close();
+    await this.pg.drop();
+  }
+}
+
+/** Both stores holding `rows` for the tests of a describe block. */
+function storesWith(prefix: string, rows: Row[]): Stores {
+  const stores = {} as { it: Stores };
+  beforeAll(async () => {
+    expect(URL, "SVC_TEST_DATABASE_URL: run through make test").toBeString();
+    stores.it = await Stores.open(prefix);
+    await stores.it.insert(rows);
+  });
+  afterAll(async () => {
+    await stores.it?.close();
+  });
+  // The stores exist only once beforeAll has run; the tests hold this stand-in from the start.
+  return new Proxy({} as Stores, {
+    get: (_, key) => Reflect.get(stores.it, key, stores.it),
+    set: (_, key, value) => Reflect.set(stores.it, key, value),
+  });
+}
+
+describe("search on PostgreSQL = the SQLite read model = a plain filter", () => {
+  const rows = randomRows();
+
+  const stores = storesWith("svc_search", rows);
+
+  // A query word: a prefix of a stored token (case and ё changed at random), two neighbouring
+  // tokens joined by punctuation (a phrase), or a word stored nowhere.
+  const word = fc
+    .record({
+      row: fc.nat(rows.length - 1),
+      column: fc.constantFrom(...COLUMNS),
+      at: fc.nat(20),
+      cut: fc.nat(12),
+      kind: fc.constantFrom("prefix", "prefix", "prefix", "phrase", "absent"),
+      joiner: fc.constantFrom("-", ".", "/", "«"),
+      upper: fc.boolean(),
+      yo: fc.boolean(),
+    })
+    .map(({ row: i, column, at, cut, kind, joiner, upper, yo }) => {
+      if (kind === "absent") return upper ? "ЗЕБРА" : "qqq";
+      const t = tokens(rows[i]![column]);
+      if (t.length === 0) return "я";
+      const k = at % t.length;
+      let w = kind === "phrase" && k + 1 < t.length ? `${t[k]}${joiner}${t[k + 1]}` : t[k]!;
+      w = w.slice(0, Math.max(1, w.length - (cut % w.length)));
+      if (yo) w = w.replaceAll("е", "ё");
+      return upper ? w.toUpperCase() : w;
+    });
+  const filter = fc
+    .record({
+      account: fc.constantFrom(...ACCOUNTS),
+      from: fc.nat(59),
+      days: fc.nat(59),
+      words: fc.option(fc.array(word, { minLength: 1, maxLength: 3 }), { nil: undefined }),
+      inn: fc.option(fc.constantFrom(...INNS), { nil: undefined, freq: 3 }),
+      amount: fc.option(fc.tuple(fc.nat(1_000_000), fc.nat(1_000_000)), { nil: undefined, freq: 3 }),
+      direction: fc.option(fc.constantFrom("credit" as const, "debit" as const), { nil: undefined, freq: 3 }),
+      limit: fc.constantFrom(1, 2, 3, 5, 50),
+    })
+    .map(
+      (q): PgOperationFilter => ({
+        bankAccountId: q.account,
+        dateFrom: day(q.from),
+        dateTo: day(Math.min(59, q.from + q.days)),
+        words: q.words && (searchWords(q.words.join(" ")) ?? undefined),
+        counterpartyInn: q.inn,
+        amountMinKopecks: q.amount && Math.min(...q.amount),
+        amountMaxKopecks: q.amount && Math.max(...q.amount),
+        direction: q.direction,
+        limit: q.limit,
+      }),
+    );
+
+  // The module's sizes leave the 1200 rows mostly to the ordered window and uncapped spans; tiny
+  // ones send nearly every query through the index and through capped spans and restarts.
+  const TUNINGS: [string, SearchTuning | undefined][] = [
+    ["the module's plan sizes", undefined],
+    ["tiny plan sizes", { window: (limit) => limit, spanCap: () => 2 }],
+  ];
+
+  for (const [name, tuning] of TUNINGS) {
+    test(`random queries, page by page (${name})`, async () => {
+      stores.tuning = tuning;
+      let nonEmpty = 0;
+      await fc.assert(
+        fc.asyncProperty(filter, async (f) => {
+          const got = await stores.pages(f);
+          expect(got).toEqual(plainFilter(rows, f));
+          if (got.length > 0) nonEmpty++;
+        }),
+        { numRuns: 300, seed: 4242 },
+      );
+      // The generator must mostly ask for things that exist, or the comparison proves little.
+      expect(nonEmpty).toBeGreaterThan(100);
+    }, 120_000);
+
+    test(`every word of every operation, as a prefix of each length, on small pages (${name})`, async () => {
+      stores.tuning = tuning;
+      const seen = new Set<string>();
+      for (const r of rows.slice(0, 300)) for (const t of tokens(r.purpose)) seen.add(t);
+      for (const t of seen) {
+        for (const w of new Set([t.slice(0, 1), t.slice(0, 3), t])) {
+          const f = { bankAccountId: ACCOUNTS[0]!, dateFrom: day(0), dateTo: day(59), words: [w], limit: 3 };
+          expect({ w, ids: await stores.pages(f, 3) }).toEqual({ w, ids: plainFilter(rows, f) });
+        }
+      }
+    }, 120_000);
+  }
+});
+
+describe("named cases", () => {
+  const purposes = [
+    "Оплата по счёту №12 от 10.10.2024",
+    "ОПЛАТА ПО СЧЕТУ 15",
+    "Ёлочные игрушки",
+    "елочный базар",
+    "Café «Müller» straße",
+    "Возврат займа",
+    "Комиссия за счёт-фактуру",
+  ];
+  const rows = purposes.map((purpose, i) =>
+    row({
+      bank_account_id: "acc-n",
+      operation_id: `n${i}`,
+      doc_date: day(i * 10),
+      purpose,
+      amount: (i + 1) * 100_000,
+      counterparty_inn: i % 2 === 0 ? INNS[0]! : INNS[1]!,
+    }),
+  );
+
+  const stores = storesWith("svc_search_named", rows);
+
+  const find = async (q: Partial<PgOperationFilter> & { text?: string }) => {
+    const { text: words, ...rest } = q;
+    const f: PgOperationFilter = {
+      bankAccountId: "acc-n",
+      dateFrom: day(0),
+      dateTo: day(60),
+      limit: 50,
+      ...rest,
+      words: words === undefined ? undefined : searchWords(words)!,
+    };
+    const ids = await stores.pages(f);
+    expect(ids).toEqual(plainFilter(rows, f));
+    return ids;
+  };
+
+  test("ё and е find each other, in the text and in the query", async () => {
+    expect(await find({ text: "счет" })).toEqual(["n0", "n1", "n6"]);
+    expect(await find({ text: "СЧЁТ" })).toEqual(["n0", "n1", "n6"]);
+    expect(await find({ text: "елоч" })).toEqual(["n2", "n3"]);
+    expect(await find({ text: "Ёлочн" })).toEqual(["n2", "n3"]);
+  });
+
+  test("upper and lower case, Latin diacritics", async () => {
+    expect(await find({ text: "оплата" })).toEqual(["n0", "n1"]);
+    expect(await find({ text: "CAFE muller STRASSE" })).toEqual([]);
+    expect(await find({ text: "cafe MÜLL straße" })).toEqual(["n4"]);
+  });
+
+  test("words are prefixes; all must match; a word cut by punctuation is a phrase", async () => {
+    expect(await find({ text: "опл" })).toEqual(["n0", "n1"]);
+    expect(await find({ text: "опл 15" })).toEqual(["n1"]);
+    expect(await find({ text: "счет-факт" })).toEqual(["n6"]);
+    expect(await find({ text: "счет-12" })).toEqual([]);
+    expect(await find({ text: "10.10.20" })).toEqual(["n0"]);
+    expect(await find({ text: "10.2024" })).toEqual(["n0"]);
+    expect(await find({ text: "10.11" })).toEqual([]);
+    expect(await find({ text: "плата" })).toEqual([]);
+  });
+
+  test("counterparty INN only, amount range only, direction", async () => {
+    expect(await find({ counterpartyInn: INNS[1] })).toEqual(["n1", "n3", "n5"]);
+    expect(await find({ amountMinKopecks: 200_000, amountMaxKopecks: 400_000 })).toEqual(["n1", "n2", "n3"]);
+    expect(await find({ amountMinKopecks: 700_000 })).toEqual(["n6"]);
+    expect(await find({ direction: "debit" })).toEqual([]);
+  });
+
+  test("an absent word, an empty result, the edges of the period", async () => {
+    expect(await find({ text: "зебра" })).toEqual([]);
+    expect(await find({ text: "опл", counterpartyInn: "7700000002", dateTo: day(5) })).toEqual([]);
+    // Both ends are inclusive.
+    expect(await find({ dateFrom: day(10), dateTo: day(30) })).toEqual(["n1", "n2", "n3"]);
+    expect(await find({ dateFrom: day(11), dateTo: day(29) })).toEqual(["n2"]);
+    expect(await find({ text: "займ", dateFrom: day(50), dateTo: day(50) })).toEqual(["n5"]);
+    expect(await find({ text: "займ", dateFrom: day(51) })).toEqual([]);
+  });
+
+  test("keyset pages continue after the cursor", async () => {
+    expect(await find({ after: { doc_date: day(10), operation_id: "n1" }, limit: 2 })).toEqual([
+      "n2",
+      "n3",
+      "n4",
+      "n5",
+      "n6",
+    ]);
+  });
+});
+
+describe("the folding", () => {
+  test("every character of Latin-1, Latin Extended-A and Cyrillic U+0400-U+045F splits and folds as FTS5 does", async () => {
+    expect(URL, "SVC_TEST_DATABASE_URL: run through make test").toBeString();
+    const texts: string[] = [];
+    for (const [a, b] of [
+      [0x20, 0x17f],
+      [0x400, 0x45f],
+    ] as const) {
+      for (let c = a; c <= b; c++) texts.push(`x${String.fromCodePoint(c)}y`);
+    }
+    const fts = new Database(":memory:");
+    fts.exec("CREATE VIRTUAL TABLE f USING fts5(a, tokenize='unicode61 remove_diacritics 2')");
+    fts.exec("CREATE VIRTUAL TABLE v USING fts5vocab(f, 'instance')");
+    const sqliteWords = texts.map((t, i) => {
+      // What the trigger of migration 0008 hands to FTS5.
+      fts
+        .query("INSERT INTO f (rowid, a) VALUES (?, ?)")
+        .run(i + 1, t.replaceAll("ё", "е").replaceAll("Ё", "Е"));
+      return fts
+        .query<{ term: string }, [number]>("SELECT term FROM v WHERE doc = ? ORDER BY offset")
+        .all(i + 1)
+        .map((r) => r.term);
+    });
+    fts.close();
+    const pg = await ownDatabase(URL!, "svc_search_fold", 1);
+    try {
+      await pg.migrate();
+      const got = await pg.sql<
+        { words: string[] }[]
+      >`SELECT svc_words(t) AS words FROM unnest(${texts}::text[]) AS t`;
+      expect(got.map((r) => r.words)).toEqual(sqliteWords);
+    } finally {
+      await pg.drop();
+    }
+  });
+});
+
+describe("migration 0004_operations_search", () => {
+  test("operations stored before it are found, and new ones too", async () => {
+    expect(URL, "SVC_TEST_DATABASE_URL: run through make test").toBeString();
+    // The baseline alone, as a database migrated before 0001 has it.
+    const before = join(tempDir(), "migrations-pg");
+    mkdirSync(join(before, "meta"), { recursive: true });
+    cpSync(join(PG_MIGRATIONS, "0000_baseline.sql"), join(before, "0000_baseline.sql"));
+    const journal = await Bun.file(join(PG_MIGRATIONS, "meta/_journal.json")).json();
+    journal.entries = journal.entries.slice(0, 1);
+    writeFileSync(join(before, "meta/_journal.json"), JSON.stringify(journal));
+    const pg = await ownDatabase(URL!, "svc_search_upgrade", 1);
+    try {
+      await pg.migrate(before);
+      const old = row({
+        bank_account_id: "acc-u",
+        operation_id: "u1",
+        doc_date: "2024-05-01",
+        purpose: "Аренда офиса",
+      });
+      await pg.sql`INSERT INTO operations ${pg.sql(old)}`;
+      await pg.migrate();
+      const fresh = { ...old, operation_id: "u2", purpose: "Аренда склада" };
+      await pg.sql`INSERT INTO operations ${pg.sql(fresh)}`;
+      const f = { bankAccountId: "acc-u", dateFrom: "2024-05-01", dateTo: "2024-05-01", limit: 10 };
+      const found = async (text: string) =>
+        (await searchOperations(pg.sql, { ...f, words: searchWords(text)! })).map((o) => o.operation_id);
+      expect(await found("аренд")).toEqual(["u1", "u2"]);
+      expect(await found("офис")).toEqual(["u1"]);
+      expect(await found("склад")).toEqual(["u2"]);
+      // Found through the GIN index too: an ordered window of one row, then the day's index entries.
+      await pg.sql`INSERT INTO operations ${pg.sql(
+        Array.from({ length: 100 }, (_, i) => ({ ...old, operation_id: `a${i}`, purpose: "Оплата" })),
+      )}`;
+      const throughIndex = { window: () => 1, spanCap: () => 10 };
+      expect(
+        (await searchOperations(pg.sql, { ...f, words: ["склад"], limit: 1 }, throughIndex)).map(
+          (o) => o.operation_id,
+        ),
+      ).toEqual(["u2"]);
+    } finally {
+      await pg.drop();
+    }
+  });
+});
