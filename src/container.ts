@@ -106,7 +106,7 @@ export function buildServices(
 
   // Balances are written by the statements repository and read by every get_balance.
   const balanceRows = new RowCache<BalanceRow>(externalChanges, "balances");
-  const statementRepo = new StatementRepository(sqlite, externalChanges, { balanceRows });
+  const statementRepo = new StatementRepository(port, externalChanges, { balanceRows });
   const exportQueries = new ExportQueries(sqlite);
   const exportThreads = new ExportThreads(config.dbPath, logger, {
     threads: config.exportThreads,

@@ -1,8 +1,9 @@
 // Statement orders (their lifecycle from order to ready or failed), the operations they hold and
-// cached balances. Writes that belong together run in one synchronous BEGIN IMMEDIATE
-// transaction. What the exports read is in export/queries.ts.
-import type { Database } from "bun:sqlite";
-import { type ExternalChanges, RowCache } from "../db/sqlite/row-cache";
+// cached balances. Writes that belong together run in one synchronous transaction (SQLite: BEGIN
+// IMMEDIATE; PostgreSQL: serializable, run again after a conflict). Portable SQL on the stores'
+// port. What the exports read is in export/queries.ts.
+import type { SqlPort } from "../db/sql-port";
+import { type CacheChanges, RowCache } from "../db/sqlite/row-cache";
 import type { StatementOperation } from "../formats/types";
 import {
   type BalanceRow,
@@ -62,37 +63,38 @@ export class StatementRepository {
   private readonly balanceRows: RowCache<BalanceRow> | null;
 
   constructor(
-    private readonly sqlite: Database,
-    changes?: ExternalChanges,
+    private readonly port: SqlPort,
+    changes?: CacheChanges,
     options: { balanceRows?: RowCache<BalanceRow> } = {},
   ) {
     this.rows = changes ? new RowCache(changes, "statements") : null;
     this.balanceRows = options.balanceRows ?? null;
-    this.byId = sqlite.query<StatementRow, [string]>("SELECT * FROM statements WHERE id = ?");
-    this.byTokenExternal = sqlite.query<StatementRow, [string, string]>(
+    this.byId = port.prepare<StatementRow, [string]>("SELECT * FROM statements WHERE id = ?");
+    this.byTokenExternal = port.prepare<StatementRow, [string, string]>(
       "SELECT * FROM statements WHERE api_token_id = ? AND external_id = ?",
     );
-    this.insertStmt = sqlite.query(
+    this.insertStmt = port.prepare<unknown, (string | null)[]>(
       `INSERT INTO statements (id, bank_account_id, api_token_id, source, external_id, date_from, date_to, status,
                                bank_state, attempts, next_poll_at_ms, created_at, import_sha256)
-       VALUES ($id, $bank_account_id, $api_token_id, $source, $external_id, $date_from, $date_to, 'processing',
-               'pending', 0, 0, $created_at, $import_sha256)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'processing', 'pending', 0, 0, ?, ?)`,
     );
-    this.insertOp = sqlite.query(
-      `INSERT OR IGNORE INTO operations (bank_account_id, operation_id, doc_date, direction, doc_type, doc_number,
+    // An operation stored before (an overlapping statement) keeps its row.
+    this.insertOp = port.prepare<unknown, (string | number | null)[]>(
+      `INSERT INTO operations (bank_account_id, operation_id, doc_date, direction, doc_type, doc_number,
          amount, currency, purpose, counterparty_inn, payer_name, payer_inn, payer_kpp, payer_account,
          payer_bank_name, payer_bank_bik, payer_bank_corr_account, payee_name, payee_inn, payee_kpp, payee_account,
          payee_bank_name, payee_bank_bik, payee_bank_corr_account, uin, purpose_code, priority, budget_fields)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-               ?22, ?23, ?24, ?25, ?26, ?27, ?28)`,
+       VALUES (${Array(28).fill("?").join(", ")})
+       ON CONFLICT DO NOTHING`,
     );
-    this.storedDocType = sqlite.query<{ doc_type: string }, [string, string]>(
+    this.storedDocType = port.prepare<{ doc_type: string }, [string, string]>(
       "SELECT doc_type FROM operations WHERE bank_account_id = ? AND operation_id = ?",
     );
-    this.linkOp = sqlite.query(
-      "INSERT OR REPLACE INTO statement_operations (statement_id, seq, operation_id) VALUES (?, ?, ?)",
+    this.linkOp = port.prepare<unknown, [string, number, string]>(
+      `INSERT INTO statement_operations (statement_id, seq, operation_id) VALUES (?, ?, ?)
+       ON CONFLICT (statement_id, seq) DO UPDATE SET operation_id = excluded.operation_id`,
     );
-    this.dueStmt = sqlite.query<StatementRow, [number, number]>(
+    this.dueStmt = port.prepare<StatementRow, [number, number]>(
       `SELECT * FROM statements WHERE status = 'processing' AND next_poll_at_ms <= ?
         ORDER BY next_poll_at_ms, created_at LIMIT ?`,
     );
@@ -115,16 +117,24 @@ export class StatementRepository {
    * (api_token_id, external_id) is the final guard, also across processes.
    */
   createOrFind(s: NewStatement): OrderOutcome {
-    return this.sqlite
-      .transaction((): OrderOutcome => {
-        if (s.api_token_id !== null && s.external_id !== null) {
-          const existing = this.byTokenExternal.get(s.api_token_id, s.external_id);
-          if (existing) return { kind: "existing", row: existing };
-        }
-        this.insertStmt.run({ ...s, import_sha256: s.import_sha256 ?? null });
-        return { kind: "created", row: this.byId.get(s.id)! };
-      })
-      .immediate();
+    return this.port.transaction((): OrderOutcome => {
+      if (s.api_token_id !== null && s.external_id !== null) {
+        const existing = this.byTokenExternal.get(s.api_token_id, s.external_id);
+        if (existing) return { kind: "existing", row: existing };
+      }
+      this.insertStmt.run(
+        s.id,
+        s.bank_account_id,
+        s.api_token_id,
+        s.source,
+        s.external_id,
+        s.date_from,
+        s.date_to,
+        s.created_at,
+        s.import_sha256 ?? null,
+      );
+      return { kind: "created", row: this.byId.get(s.id)! };
+    });
   }
 
   /**
@@ -137,36 +147,30 @@ export class StatementRepository {
     operations: StatementOperation[],
     balance: (BalanceRow & { bank_account_id: string }) | null,
   ): OrderOutcome {
-    return this.sqlite
-      .transaction((): OrderOutcome => {
-        const outcome = this.createOrFind(s);
-        if (outcome.kind === "existing") return outcome;
-        const kinds = new Set<string>();
-        for (let first = 0; first < operations.length; first += 2000) {
-          const chunk = operations.slice(first, first + 2000);
-          for (const kind of this.storeOperations(s.id, s.bank_account_id, first + 1, chunk)) kinds.add(kind);
-        }
-        this.markReady(
-          s.id,
-          { ...ready, operations_count: operations.length, doc_types: [...kinds] },
-          balance,
-        );
-        return { kind: "created", row: this.byId.get(s.id)! };
-      })
-      .immediate();
+    return this.port.transaction((): OrderOutcome => {
+      const outcome = this.createOrFind(s);
+      if (outcome.kind === "existing") return outcome;
+      const kinds = new Set<string>();
+      for (let first = 0; first < operations.length; first += 2000) {
+        const chunk = operations.slice(first, first + 2000);
+        for (const kind of this.storeOperations(s.id, s.bank_account_id, first + 1, chunk)) kinds.add(kind);
+      }
+      this.markReady(s.id, { ...ready, operations_count: operations.length, doc_types: [...kinds] }, balance);
+      return { kind: "created", row: this.byId.get(s.id)! };
+    });
   }
 
   /** Removes an order that must not exist (its bank cannot serve it); nothing references it yet. */
   delete(id: string): void {
     this.writing(id, () =>
-      this.sqlite.query("DELETE FROM statements WHERE id = ? AND bank_state = 'pending'").run(id),
+      this.port.prepare("DELETE FROM statements WHERE id = ? AND bank_state = 'pending'").run(id),
     );
   }
 
   markRequested(id: string, bankRequestId: string, nextPollAtMs: number): void {
     this.writing(id, () =>
-      this.sqlite
-        .query(
+      this.port
+        .prepare(
           `UPDATE statements SET bank_state = 'requested', bank_request_id = ?, next_poll_at_ms = ?, attempts = attempts + 1
             WHERE id = ? AND bank_state = 'pending'`,
         )
@@ -176,8 +180,8 @@ export class StatementRepository {
 
   reschedule(id: string, nextPollAtMs: number): void {
     this.writing(id, () =>
-      this.sqlite
-        .query("UPDATE statements SET next_poll_at_ms = ?, attempts = attempts + 1 WHERE id = ?")
+      this.port
+        .prepare("UPDATE statements SET next_poll_at_ms = ?, attempts = attempts + 1 WHERE id = ?")
         .run(nextPollAtMs, id),
     );
   }
@@ -185,8 +189,8 @@ export class StatementRepository {
   /** `bankCode`: the bank's own code of the refusal, when it gave one. */
   markFailed(id: string, code: string, message: string, bankCode: string | null = null): void {
     this.writing(id, () =>
-      this.sqlite
-        .query(
+      this.port
+        .prepare(
           `UPDATE statements SET status = 'failed', bank_state = 'done', error_code = ?, error_message = ?,
                   bank_error_code = ?
             WHERE id = ? AND status = 'processing'`,
@@ -207,51 +211,49 @@ export class StatementRepository {
     ops: StatementOperation[],
   ): Set<string> {
     const docTypes = new Set<string>();
-    this.sqlite
-      .transaction(() => {
-        let seq = firstSeq;
-        for (const op of ops) {
-          const counterparty = op.direction === "credit" ? op.payer.inn : op.payee.inn;
-          const inserted = this.insertOp.run(
-            bankAccountId,
-            op.operation_id,
-            op.doc_date,
-            op.direction,
-            op.doc_type,
-            op.doc_number,
-            op.amount,
-            op.currency,
-            op.purpose,
-            counterparty,
-            op.payer.name,
-            op.payer.inn,
-            op.payer.kpp,
-            op.payer.account,
-            op.payer.bank_name,
-            op.payer.bank_bik,
-            op.payer.bank_corr_account,
-            op.payee.name,
-            op.payee.inn,
-            op.payee.kpp,
-            op.payee.account,
-            op.payee.bank_name,
-            op.payee.bank_bik,
-            op.payee.bank_corr_account,
-            op.uin ?? null,
-            op.purpose_code ?? null,
-            op.priority ?? null,
-            op.budget ? JSON.stringify(op.budget) : null,
-          ).changes;
-          if (inserted === 1) docTypes.add(op.doc_type);
-          else {
-            const stored = this.storedDocType.get(bankAccountId, op.operation_id);
-            if (stored) docTypes.add(stored.doc_type);
-          }
-          this.linkOp.run(statementId, seq, op.operation_id);
-          seq += 1;
+    this.port.transaction(() => {
+      let seq = firstSeq;
+      for (const op of ops) {
+        const counterparty = op.direction === "credit" ? op.payer.inn : op.payee.inn;
+        const inserted = this.insertOp.run(
+          bankAccountId,
+          op.operation_id,
+          op.doc_date,
+          op.direction,
+          op.doc_type,
+          op.doc_number,
+          op.amount,
+          op.currency,
+          op.purpose,
+          counterparty,
+          op.payer.name,
+          op.payer.inn,
+          op.payer.kpp,
+          op.payer.account,
+          op.payer.bank_name,
+          op.payer.bank_bik,
+          op.payer.bank_corr_account,
+          op.payee.name,
+          op.payee.inn,
+          op.payee.kpp,
+          op.payee.account,
+          op.payee.bank_name,
+          op.payee.bank_bik,
+          op.payee.bank_corr_account,
+          op.uin ?? null,
+          op.purpose_code ?? null,
+          op.priority ?? null,
+          op.budget ? JSON.stringify(op.budget) : null,
+        ).changes;
+        if (inserted === 1) docTypes.add(op.doc_type);
+        else {
+          const stored = this.storedDocType.get(bankAccountId, op.operation_id);
+          if (stored) docTypes.add(stored.doc_type);
         }
-      })
-      .immediate();
+        this.linkOp.run(statementId, seq, op.operation_id);
+        seq += 1;
+      }
+    });
     return docTypes;
   }
 
@@ -262,38 +264,36 @@ export class StatementRepository {
     balance: { bank_account_id: string; balance: number; currency: string; as_of: string } | null,
   ): void {
     this.writing(id, () =>
-      this.sqlite
-        .transaction(() => {
-          this.sqlite
-            .query(
-              `UPDATE statements SET status = 'ready', bank_state = 'done', opening_balance = ?, closing_balance = ?,
+      this.port.transaction(() => {
+        this.port
+          .prepare(
+            `UPDATE statements SET status = 'ready', bank_state = 'done', opening_balance = ?, closing_balance = ?,
                   total_credit = ?, total_debit = ?, operations_count = ?, fetched_at = ?, doc_types = ?
             WHERE id = ? AND status = 'processing'`,
-            )
-            .run(
-              r.opening_balance,
-              r.closing_balance,
-              r.total_credit,
-              r.total_debit,
-              r.operations_count,
-              r.fetched_at,
-              JSON.stringify(inDocTypeOrder(r.doc_types)),
-              id,
-            );
-          // Cut off any rows beyond the final count (left by an interrupted earlier attempt).
-          this.sqlite
-            .query("DELETE FROM statement_operations WHERE statement_id = ? AND seq > ?")
-            .run(id, r.operations_count);
-          if (balance) this.upsertBalance(balance);
-        })
-        .immediate(),
+          )
+          .run(
+            r.opening_balance,
+            r.closing_balance,
+            r.total_credit,
+            r.total_debit,
+            r.operations_count,
+            r.fetched_at,
+            JSON.stringify(inDocTypeOrder(r.doc_types)),
+            id,
+          );
+        // Cut off any rows beyond the final count (left by an interrupted earlier attempt).
+        this.port
+          .prepare("DELETE FROM statement_operations WHERE statement_id = ? AND seq > ?")
+          .run(id, r.operations_count);
+        if (balance) this.upsertBalance(balance);
+      }),
     );
   }
 
   upsertBalance(b: BalanceRow & { bank_account_id: string }): void {
     const write = () =>
-      this.sqlite
-        .query(
+      this.port
+        .prepare(
           `INSERT INTO balances (bank_account_id, balance, currency, as_of) VALUES (?, ?, ?, ?)
          ON CONFLICT(bank_account_id) DO UPDATE SET balance = excluded.balance, currency = excluded.currency,
            as_of = excluded.as_of WHERE excluded.as_of >= balances.as_of`,
@@ -305,8 +305,8 @@ export class StatementRepository {
 
   balance(bankAccountId: string): BalanceRow | null {
     return (
-      this.sqlite
-        .query<BalanceRow, [string]>(
+      this.port
+        .prepare<BalanceRow, [string]>(
           "SELECT balance, currency, as_of FROM balances WHERE bank_account_id = ?",
         )
         .get(bankAccountId) ?? null
@@ -320,6 +320,6 @@ export class StatementRepository {
   /** Statements newest first; keyset paging on (created_at, id). */
   list(filter: StatementListFilter): StatementRow[] {
     const query = statementListQuery(filter);
-    return query ? this.sqlite.query<StatementRow, (string | number)[]>(query.sql).all(...query.params) : [];
+    return query ? this.port.prepare<StatementRow, (string | number)[]>(query.sql).all(...query.params) : [];
   }
 }

@@ -10,7 +10,7 @@ import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
 import { TokenRepository } from "../../src/db/repos/tokens";
 import { connect, freshDatabase, until } from "../helpers/postgres";
-import { tokenRow } from "../helpers/rows";
+import { accountRow, tokenRow } from "../helpers/rows";
 
 let url = "";
 const clients: PgSyncClient[] = [];
@@ -58,20 +58,7 @@ beforeAll(async () => {
     kpp: null,
     createdAt: TOKEN.createdAt,
   });
-  a.accounts.insert({
-    id: "acc1",
-    companyId: "c1",
-    bank: "sandbox",
-    accountNumber: "40702810000000000001",
-    bik: "044525225",
-    currency: "RUB",
-    alias: "main",
-    environment: "production",
-    connectionId: null,
-    sandboxOpsPerDay: null,
-    sandboxOpeningBalance: null,
-    createdAt: TOKEN.createdAt,
-  });
+  a.accounts.insert(accountRow());
   a.tokens.insert(TOKEN, []);
   await until(() => a.client.changes().listening && b.client.changes().listening);
 });

@@ -1,4 +1,5 @@
 // Rows as the repositories take them, for tests of the stores themselves.
+import type { BankAccountRow } from "../../src/db/repos/accounts";
 import type { ApiTokenRow } from "../../src/db/repos/tokens";
 
 /** A live integration token of company c1 that reads statements; `over` changes any field. */
@@ -20,6 +21,25 @@ export function tokenRow(id: string, over: Partial<ApiTokenRow> = {}): ApiTokenR
     createdAt: "2026-11-20T09:00:00.000Z",
     lastUsedAt: null,
     oauthGrantId: null,
+    ...over,
+  };
+}
+
+/** Sandbox account acc1 of company c1; `over` changes any field. */
+export function accountRow(over: Partial<BankAccountRow> = {}): BankAccountRow {
+  return {
+    id: "acc1",
+    companyId: "c1",
+    bank: "sandbox",
+    accountNumber: "40702810000000000001",
+    bik: "044525225",
+    currency: "RUB",
+    alias: "main",
+    environment: "production",
+    connectionId: null,
+    sandboxOpsPerDay: null,
+    sandboxOpeningBalance: null,
+    createdAt: "2026-11-20T09:00:00.000Z",
     ...over,
   };
 }

@@ -3,6 +3,7 @@
 // 155,000); statements made ready before they were kept are read from their operations.
 import { describe, expect, test } from "bun:test";
 import { migrate, openDatabase } from "../../src/db/open";
+import { sqlitePort } from "../../src/db/sql-port";
 import { decodeOneC, parseOneC } from "../../src/formats/onec";
 import { DOC_TYPES } from "../../src/formats/types";
 import { StatementRepository } from "../../src/statements/repository";
@@ -83,7 +84,7 @@ describe("document kinds of a statement", () => {
     const database = openDatabase(":memory:");
     migrate(database.db);
     database.sqlite.exec("PRAGMA foreign_keys = OFF");
-    const repo = new StatementRepository(database.sqlite);
+    const repo = new StatementRepository(sqlitePort(database.sqlite));
     const op = { ...SAMPLE_OPERATIONS[0]!, doc_type: "payment_order" as const };
     const other = { ...SAMPLE_OPERATIONS[1]!, doc_type: "memorial_order" as const };
     expect([...repo.storeOperations("s1", "acc", 1, [op])]).toEqual(["payment_order"]);

@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { migrate, openDatabase } from "../../src/db/open";
+import { sqlitePort } from "../../src/db/sql-port";
 import { encodeCp1251, oneCStatementDocument, oneCStatementFooter } from "../../src/formats/onec";
 import { DOC_TYPES, type OneCVersion, type StatementOperation } from "../../src/formats/types";
 import { exportStatement } from "../../src/statements/export";
@@ -18,7 +19,7 @@ function storage(options: { layOutOneC?: boolean } = {}) {
   migrate(database.db);
   // Only the export's reading is under test here: no company or account rows behind it.
   database.sqlite.exec("PRAGMA foreign_keys = OFF");
-  const lifecycle = new StatementRepository(database.sqlite);
+  const lifecycle = new StatementRepository(sqlitePort(database.sqlite));
   const repo = new ExportQueries(database.sqlite, options);
   let n = 0;
   const statement = (ops: StatementOperation[]): StatementRow => {

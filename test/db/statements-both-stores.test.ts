@@ -1,0 +1,193 @@
+// StatementRepository on both stores: orders (idempotent per token and external id), operations
+// shared between overlapping statements, the lifecycle, balances (never older), the poller's due
+// list and paging give the same rows; on PostgreSQL two replicas ordering the same statement at
+// the same moment end with one order (the loser's transaction runs again and finds it).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { migrate, openDatabase } from "../../src/db/open";
+import { migratePostgres } from "../../src/db/pg/migrate";
+import { postgresPort } from "../../src/db/pg/port";
+import { PgSyncClient } from "../../src/db/pg/sync-client";
+import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
+import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
+import type { DocType, StatementOperation } from "../../src/formats/types";
+import { type NewStatement, StatementRepository } from "../../src/statements/repository";
+import { connect, freshDatabase } from "../helpers/postgres";
+import { accountRow } from "../helpers/rows";
+
+const uncached = { keepRows: false, register() {}, check() {} };
+const sqlite = openDatabase(":memory:");
+migrate(sqlite.db);
+const clients: PgSyncClient[] = [];
+let url = "";
+const ports: SqlPort[] = [];
+
+function pgPort(): SqlPort {
+  const client = new PgSyncClient(url, { timeoutMs: 10_000 });
+  clients.push(client);
+  return postgresPort(client);
+}
+
+beforeAll(async () => {
+  url = await freshDatabase();
+  await migratePostgres(connect(url), url);
+  ports.push(sqlitePort(sqlite.sqlite), pgPort());
+  for (const port of ports) {
+    new CompanyRepository(port).insert({
+      id: "c1",
+      name: "ООО Ромашка",
+      inn: "7719617469",
+      kpp: "",
+      createdAt: "2026-11-20T09:00:00.000Z",
+    });
+    new BankAccountRepository(port, uncached).insert(accountRow());
+  }
+});
+afterAll(() => {
+  for (const c of clients.splice(0)) c.close();
+  sqlite.close();
+});
+
+function order(id: string, externalId: string, createdAt = "2026-11-20T10:00:00.000Z"): NewStatement {
+  return {
+    id,
+    bank_account_id: "acc1",
+    api_token_id: "t1",
+    source: "integration",
+    external_id: externalId,
+    date_from: "2026-10-01",
+    date_to: "2026-10-31",
+    created_at: createdAt,
+  };
+}
+
+function operation(id: string, docType: DocType, amount: number): StatementOperation {
+  const party = (name: string, inn: string) => ({
+    name,
+    inn,
+    kpp: "",
+    account: "40702810000000000009",
+    bank_name: "ПАО «Банк»",
+    bank_bik: "044525225",
+    bank_corr_account: "30101810400000000225",
+  });
+  return {
+    operation_id: id,
+    doc_date: "2026-10-05",
+    direction: "credit",
+    doc_type: docType,
+    doc_number: `№${id}`,
+    amount,
+    currency: "RUB",
+    purpose: "Оплата по счёту «12» — ёлки",
+    payer: party("ООО Лютик", "7707083893"),
+    payee: party("ООО Ромашка", "7719617469"),
+    uin: null,
+    purpose_code: null,
+    priority: "5",
+    budget: null,
+  };
+}
+
+function scenario(port: SqlPort) {
+  const repo = new StatementRepository(port, uncached);
+  const first = repo.createOrFind(order("s1", "e1"));
+  const again = repo.createOrFind(order("s-other", "e1"));
+  repo.createOrFind(order("s2", "e2", "2026-11-20T10:00:01.000Z"));
+  repo.markRequested("s1", "bank-1", 1_000);
+  repo.reschedule("s1", 2_000);
+  const due = repo.due(5_000, 10).map((s) => s.id);
+  const kinds1 = repo.storeOperations("s1", "acc1", 1, [
+    operation("o1", "payment_order", 2 ** 40),
+    operation("o2", "bank_order", 1),
+  ]);
+  // s2 overlaps: o2 is stored already (its row and kind stay), o3 is new.
+  const kinds2 = repo.storeOperations("s2", "acc1", 1, [
+    operation("o2", "payment_request", 1),
+    operation("o3", "memorial_order", 5),
+  ]);
+  const balance = {
+    bank_account_id: "acc1",
+    balance: 2 ** 40 + 6,
+    currency: "RUB",
+    as_of: "2026-11-20T10:05:00.000Z",
+  };
+  repo.markReady(
+    "s1",
+    {
+      opening_balance: 0,
+      closing_balance: 2 ** 40 + 1,
+      total_credit: 2 ** 40 + 1,
+      total_debit: 0,
+      operations_count: 2,
+      fetched_at: "2026-11-20T10:05:00.000Z",
+      doc_types: kinds1,
+    },
+    balance,
+  );
+  repo.upsertBalance({ ...balance, balance: 7, as_of: "2026-11-20T10:00:00.000Z" }); // older: ignored
+  repo.markFailed("s2", "bank_error", "Банк отказал", "E42");
+  return {
+    first: first.kind,
+    again: [again.kind, again.row.id],
+    due,
+    kinds1: [...kinds1].sort(),
+    kinds2: [...kinds2].sort(),
+    s1: repo.findById("s1"),
+    s2: repo.findById("s2"),
+    links: port
+      .prepare("SELECT statement_id, seq, operation_id FROM statement_operations ORDER BY statement_id, seq")
+      .all(),
+    balance: repo.balance("acc1"),
+    list: repo.list({ apiTokenId: "t1", limit: 1 }).map((s) => s.id),
+    page2: repo
+      .list({ apiTokenId: "t1", limit: 5, before: { created_at: "2026-11-20T10:00:01.000Z", id: "s2" } })
+      .map((s) => s.id),
+  };
+}
+
+describe("statements on both stores", () => {
+  test("the same calls give the same rows", () => {
+    const [onSqlite, onPostgres] = ports.map(scenario);
+    expect(onPostgres).toEqual(onSqlite!);
+    expect(onSqlite!.again).toEqual(["existing", "s1"]);
+    expect(onSqlite!.due).toEqual(["s2", "s1"]); // by next poll time
+    expect(onSqlite!.kinds2).toEqual(["bank_order", "memorial_order"]); // o2 keeps its stored kind
+    expect(onSqlite!.s1).toMatchObject({
+      status: "ready",
+      closing_balance: 2 ** 40 + 1,
+      operations_count: 2,
+    });
+    expect(onSqlite!.s2).toMatchObject({
+      status: "failed",
+      error_code: "bank_error",
+      bank_error_code: "E42",
+    });
+    expect(onSqlite!.balance).toEqual({
+      balance: 2 ** 40 + 6,
+      currency: "RUB",
+      as_of: "2026-11-20T10:05:00.000Z",
+    });
+    expect(onSqlite!.list).toEqual(["s2"]);
+    expect(onSqlite!.page2).toEqual(["s1"]);
+  });
+
+  test("PostgreSQL: two replicas ordering the same statement at once end with one order", () => {
+    const a = pgPort();
+    const b = pgPort();
+    const repoA = new StatementRepository(a, uncached);
+    const repoB = new StatementRepository(b, uncached);
+    let attempts = 0;
+    // A has looked (nothing there) when B orders and commits; A's insert then conflicts.
+    const outcome = a.transaction(() => {
+      attempts += 1;
+      a.prepare("SELECT id FROM statements WHERE api_token_id = 't1' AND external_id = 'race'").all();
+      if (attempts === 1) repoB.createOrFind(order("from-b", "race"));
+      return repoA.createOrFind(order("from-a", "race"));
+    });
+    expect(attempts).toBe(2);
+    expect([outcome.kind, outcome.row.id]).toEqual(["existing", "from-b"]);
+    expect(a.prepare("SELECT id FROM statements WHERE external_id = 'race'").all()).toEqual([
+      { id: "from-b" },
+    ]);
+  });
+});
