@@ -150,7 +150,7 @@ export function buildServices(
     allowInternalClients: config.oauthAllowInternalClients,
     fetch: overrides.oauthFetch,
   });
-  const paymentRepo = new PaymentRepository(sqlite, audit);
+  const paymentRepo = new PaymentRepository(port, audit);
   const payments = new PaymentService({ clock, repo: paymentRepo, access, gateway, accountOf });
   const paymentStatusPoller = new PaymentStatusPoller({
     repo: paymentRepo,

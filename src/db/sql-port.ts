@@ -3,7 +3,8 @@
 // layer in between); on PostgreSQL (pg/port.ts) the same SQL text runs through PgSyncClient.
 //
 // Portable SQL, the rules a statement follows to run on both:
-// - `?` placeholders (translated to $1, $2… for PostgreSQL); no named parameters.
+// - `?` placeholders (translated to $1, $2… for PostgreSQL), or `$name` ones through
+//   `prepareNamed`, given one object whose keys are the names.
 // - camelCase aliases in double quotes (`AS "companyId"`): PostgreSQL folds bare names to lower case.
 // - booleans compared as `= 1`/`= 0` or `= TRUE`: both stores hand 1/0 back, and PostgreSQL takes
 //   1/0 parameters for boolean columns.
@@ -20,11 +21,19 @@ export interface SqlStatement<Row, Params extends SqlValue[]> {
   run(...params: Params): { changes: number };
 }
 
+/** A statement with `$name` parameters, run with one object of them. */
+export interface NamedSqlStatement<Row, Params extends Record<string, SqlValue>> {
+  get(params: Params): Row | null;
+  all(params: Params): Row[];
+  run(params: Params): { changes: number };
+}
+
 export interface SqlPort {
   readonly dialect: "sqlite" | "postgres";
   /** The expression that orders a table's rows as they were inserted (a tie-breaker). */
   readonly insertionOrder: string;
   prepare<Row, Params extends SqlValue[] = SqlValue[]>(text: string): SqlStatement<Row, Params>;
+  prepareNamed<Row, Params extends Record<string, SqlValue>>(text: string): NamedSqlStatement<Row, Params>;
   /** `work` in one transaction; a nested call joins the one already open. */
   transaction<T>(work: () => T): T;
 }
@@ -35,6 +44,9 @@ export function sqlitePort(sqlite: Database): SqlPort {
     insertionOrder: "rowid",
     prepare: <Row, Params extends SqlValue[]>(text: string) =>
       sqlite.query<Row, Params>(text) as unknown as SqlStatement<Row, Params>,
+    // The database is opened with `strict: true`: the object's keys are the names without `$`.
+    prepareNamed: <Row, Params extends Record<string, SqlValue>>(text: string) =>
+      sqlite.query<Row, [Params]>(text) as unknown as NamedSqlStatement<Row, Params>,
     // IMMEDIATE: the write lock first, so a read-decide-write cannot be overtaken.
     transaction: (work) => sqlite.transaction(work).immediate(),
   };

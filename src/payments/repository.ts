@@ -1,8 +1,10 @@
 // Payment imports, their items and the idempotency records of submit calls. Writes that belong
 // together (an import with all its items; a submission record with the items it claims) run in
-// one synchronous BEGIN IMMEDIATE transaction, with the audit entry that records them.
-import type { Database } from "bun:sqlite";
+// one synchronous transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: serializable, run again after a
+// conflict), with the audit entry that records them. Portable SQL on the stores' port.
+
 import type { AuditEntryInput, AuditLog } from "../audit/audit-log";
+import type { SqlPort, SqlValue } from "../db/sql-port";
 import type { PartyColumns } from "../formats/types";
 
 export type ItemStatus = "draft" | "submitting" | "submitted" | "rejected" | "signed_and_paid" | "canceled";
@@ -108,19 +110,19 @@ export class PaymentRepository {
   private readonly rescheduleCheckStmt;
 
   constructor(
-    private readonly sqlite: Database,
+    private readonly port: SqlPort,
     private readonly audit: AuditLog,
   ) {
-    this.importById = sqlite.query<ImportRow, [string]>("SELECT * FROM payment_imports WHERE id = ?");
-    this.itemsOfImport = sqlite.query<ItemRow, [string]>(
+    this.importById = port.prepare<ImportRow, [string]>("SELECT * FROM payment_imports WHERE id = ?");
+    this.itemsOfImport = port.prepare<ItemRow, [string]>(
       "SELECT * FROM payment_items WHERE import_id = ? ORDER BY seq",
     );
-    this.itemById = sqlite.query<ItemRow, [string]>("SELECT * FROM payment_items WHERE id = ?");
-    this.insertImportStmt = sqlite.query(
+    this.itemById = port.prepare<ItemRow, [string]>("SELECT * FROM payment_items WHERE id = ?");
+    this.insertImportStmt = port.prepareNamed<unknown, Record<string, SqlValue>>(
       `INSERT INTO payment_imports (id, api_token_id, bank_account_id, file_bytes, created_at)
        VALUES ($id, $api_token_id, $bank_account_id, $file_bytes, $created_at)`,
     );
-    this.insertItemStmt = sqlite.query(
+    this.insertItemStmt = port.prepareNamed<unknown, Record<string, SqlValue>>(
       `INSERT INTO payment_items (id, import_id, seq, line, status, doc_number, doc_date, amount, currency, purpose,
          priority, payee_name, payee_inn, payee_kpp, payee_account, payee_bank_name, payee_bank_bik,
          payee_bank_corr_account)
@@ -128,52 +130,52 @@ export class PaymentRepository {
          $priority, $payee_name, $payee_inn, $payee_kpp, $payee_account, $payee_bank_name, $payee_bank_bik,
          $payee_bank_corr_account)`,
     );
-    this.submissionByKey = sqlite.query<SubmissionRow, [string, string]>(
+    this.submissionByKey = port.prepare<SubmissionRow, [string, string]>(
       "SELECT * FROM payment_submissions WHERE api_token_id = ? AND external_id = ?",
     );
-    this.submissionById = sqlite.query<SubmissionRow, [string]>(
+    this.submissionById = port.prepare<SubmissionRow, [string]>(
       "SELECT * FROM payment_submissions WHERE id = ?",
     );
-    this.insertSubmissionStmt = sqlite.query(
+    this.insertSubmissionStmt = port.prepareNamed<unknown, Record<string, SqlValue>>(
       `INSERT INTO payment_submissions (id, api_token_id, external_id, payload_hash, kind, import_id, item_id, status,
          created_at)
        VALUES ($id, $api_token_id, $external_id, $payload_hash, $kind, $import_id, $item_id, 'in_progress',
          $created_at)`,
     );
-    this.claimItemStmt = sqlite.query(
-      `UPDATE payment_items SET status = 'submitting', submission_id = ?1, bank_idempotency_key = ?2
-        WHERE id = ?3 AND status = 'draft'`,
+    this.claimItemStmt = port.prepare<unknown, [string, string, string]>(
+      `UPDATE payment_items SET status = 'submitting', submission_id = ?, bank_idempotency_key = ?
+        WHERE id = ? AND status = 'draft'`,
     );
-    this.itemsOfSubmission = sqlite.query<ItemRow, [string]>(
+    this.itemsOfSubmission = port.prepare<ItemRow, [string]>(
       "SELECT * FROM payment_items WHERE submission_id = ? ORDER BY import_id, seq",
     );
-    this.finishItemStmt = sqlite.query(
+    this.finishItemStmt = port.prepareNamed<unknown, Record<string, SqlValue>>(
       `UPDATE payment_items SET status = $status, bank_reference = $bank_reference, sign_url = $sign_url,
          error_code = $error_code, error_message = $error_message, submitted_at = $at,
          next_status_check_at_ms = $next_status_check_at_ms
         WHERE id = $id AND status = 'submitting'`,
     );
-    this.dueChecksStmt = sqlite.query<StatusCheck, [number, number]>(
+    this.dueChecksStmt = port.prepare<StatusCheck, [number, number]>(
       `SELECT i.id, i.import_id, i.bank_reference, i.doc_number, p.bank_account_id
          FROM payment_items i JOIN payment_imports p ON p.id = i.import_id
         WHERE i.status = 'submitted' AND i.next_status_check_at_ms <= ?
         ORDER BY i.next_status_check_at_ms LIMIT ?`,
     );
-    this.recentItemsStmt = sqlite.query<ItemRow & { bank_account_id: string }, [number]>(
+    this.recentItemsStmt = port.prepare<ItemRow & { bank_account_id: string }, [number]>(
       `SELECT i.*, p.bank_account_id FROM payment_items i JOIN payment_imports p ON p.id = i.import_id
         ORDER BY p.created_at DESC, i.import_id, i.seq LIMIT ?`,
     );
-    this.settleStmt = sqlite.query(
+    this.settleStmt = port.prepareNamed<unknown, Record<string, SqlValue>>(
       `UPDATE payment_items SET status = $status, error_code = $error_code, error_message = $error_message,
          next_status_check_at_ms = NULL
         WHERE id = $id AND status = 'submitted'`,
     );
-    this.rescheduleCheckStmt = sqlite.query<never, [number, string]>(
+    this.rescheduleCheckStmt = port.prepare<unknown, [number, string]>(
       "UPDATE payment_items SET next_status_check_at_ms = ? WHERE id = ? AND status = 'submitted'",
     );
-    this.completeSubmissionStmt = sqlite.query(
-      `UPDATE payment_submissions SET status = 'completed', result_json = ?1, completed_at = ?2
-        WHERE id = ?3 AND status = 'in_progress'`,
+    this.completeSubmissionStmt = port.prepare<unknown, [string, string, string]>(
+      `UPDATE payment_submissions SET status = 'completed', result_json = ?, completed_at = ?
+        WHERE id = ? AND status = 'in_progress'`,
     );
   }
 
@@ -191,13 +193,11 @@ export class PaymentRepository {
 
   /** Stores an import with all its items, and its audit entry, in one transaction. */
   createImport(row: ImportRow, items: NewItem[], audit: AuditEntryInput): void {
-    this.sqlite
-      .transaction(() => {
-        this.insertImportStmt.run({ ...row });
-        for (const item of items) this.insertItemStmt.run({ ...item });
-        this.audit.write(audit);
-      })
-      .immediate();
+    this.port.transaction(() => {
+      this.insertImportStmt.run({ ...row });
+      for (const item of items) this.insertItemStmt.run({ ...item });
+      this.audit.write(audit);
+    });
   }
 
   /** An audit entry that records no change of ours (a refused upload, a replayed or refused submit). */
@@ -219,19 +219,17 @@ export class PaymentRepository {
     itemIds: string[],
     bankKey: (itemId: string) => string,
   ): ClaimOutcome {
-    return this.sqlite
-      .transaction((): ClaimOutcome => {
-        const existing = this.submissionByKey.get(s.api_token_id, s.external_id);
-        if (existing) return { kind: "existing", submission: existing };
-        this.insertSubmissionStmt.run({ ...s });
-        for (const id of itemIds) this.claimItemStmt.run(s.id, bankKey(id), id);
-        return {
-          kind: "claimed",
-          submission: this.submissionById.get(s.id)!,
-          items: this.itemsOfSubmission.all(s.id),
-        };
-      })
-      .immediate();
+    return this.port.transaction((): ClaimOutcome => {
+      const existing = this.submissionByKey.get(s.api_token_id, s.external_id);
+      if (existing) return { kind: "existing", submission: existing };
+      this.insertSubmissionStmt.run({ ...s });
+      for (const id of itemIds) this.claimItemStmt.run(s.id, bankKey(id), id);
+      return {
+        kind: "claimed",
+        submission: this.submissionById.get(s.id)!,
+        items: this.itemsOfSubmission.all(s.id),
+      };
+    });
   }
 
   /** Items claimed by a submission (any state). */
@@ -273,19 +271,17 @@ export class PaymentRepository {
     },
     audit: AuditEntryInput,
   ): boolean {
-    return this.sqlite
-      .transaction((): boolean => {
-        const changed =
-          this.settleStmt.run({
-            id: itemId,
-            status: outcome.status,
-            error_code: outcome.error_code ?? null,
-            error_message: outcome.error_message ?? null,
-          }).changes > 0;
-        if (changed) this.audit.write(audit);
-        return changed;
-      })
-      .immediate();
+    return this.port.transaction((): boolean => {
+      const changed =
+        this.settleStmt.run({
+          id: itemId,
+          status: outcome.status,
+          error_code: outcome.error_code ?? null,
+          error_message: outcome.error_message ?? null,
+        }).changes > 0;
+      if (changed) this.audit.write(audit);
+      return changed;
+    });
   }
 
   rescheduleStatusCheck(itemId: string, atMs: number): void {
@@ -297,19 +293,17 @@ export class PaymentRepository {
    * one given, or another request's when that one completed first.
    */
   completeSubmission(id: string, resultJson: string, at: string, audit: AuditEntryInput): string {
-    return this.sqlite
-      .transaction((): string => {
-        const changed = this.completeSubmissionStmt.run(resultJson, at, id).changes;
-        if (changed > 0) this.audit.write(audit);
-        return this.submissionById.get(id)?.result_json ?? resultJson;
-      })
-      .immediate();
+    return this.port.transaction((): string => {
+      const changed = this.completeSubmissionStmt.run(resultJson, at, id).changes;
+      if (changed > 0) this.audit.write(audit);
+      return this.submissionById.get(id)?.result_json ?? resultJson;
+    });
   }
 
   /** Submissions whose bank calls were interrupted (process stopped between claim and completion). */
   interruptedSubmissions(): SubmissionRow[] {
-    return this.sqlite
-      .query<SubmissionRow, []>(
+    return this.port
+      .prepare<SubmissionRow, []>(
         "SELECT * FROM payment_submissions WHERE status = 'in_progress' ORDER BY created_at",
       )
       .all();

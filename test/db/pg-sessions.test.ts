@@ -15,7 +15,7 @@ import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
 import { type CacheChanges, ExternalChanges } from "../../src/db/sqlite/row-cache";
 import { SessionManager, SqlSessionStore } from "../../src/mcp/sessions";
 import { connect, freshDatabase, until } from "../helpers/postgres";
-import { tokenRow } from "../helpers/rows";
+import { companyRow, tokenRow } from "../helpers/rows";
 
 const clock = new ManualClock("2026-11-20T09:00:00Z");
 const TTL_SECONDS = 3600;
@@ -23,13 +23,7 @@ const clients: PgSyncClient[] = [];
 let url = "";
 
 function seedToken(port: SqlPort, changes: CacheChanges): void {
-  new CompanyRepository(port).insert({
-    id: "c1",
-    name: "ООО Ромашка",
-    inn: "7719617469",
-    kpp: null,
-    createdAt: "2026-11-20T09:00:00.000Z",
-  });
+  new CompanyRepository(port).insert(companyRow());
   new TokenRepository(port, changes).insert(
     tokenRow("t1", { purpose: "mcp", name: "агент", tokenHash: "h1" }),
     [],

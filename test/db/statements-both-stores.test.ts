@@ -2,50 +2,13 @@
 // shared between overlapping statements, the lifecycle, balances (never older), the poller's due
 // list and paging give the same rows; on PostgreSQL two replicas ordering the same statement at
 // the same moment end with one order (the loser's transaction runs again and finds it).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { migrate, openDatabase } from "../../src/db/open";
-import { migratePostgres } from "../../src/db/pg/migrate";
-import { postgresPort } from "../../src/db/pg/port";
-import { PgSyncClient } from "../../src/db/pg/sync-client";
-import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
-import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
+import { describe, expect, test } from "bun:test";
+import type { SqlPort } from "../../src/db/sql-port";
 import type { DocType, StatementOperation } from "../../src/formats/types";
 import { type NewStatement, StatementRepository } from "../../src/statements/repository";
-import { connect, freshDatabase } from "../helpers/postgres";
-import { accountRow } from "../helpers/rows";
+import { twoStores, UNCACHED } from "../helpers/both-stores";
 
-const uncached = { keepRows: false, register() {}, check() {} };
-const sqlite = openDatabase(":memory:");
-migrate(sqlite.db);
-const clients: PgSyncClient[] = [];
-let url = "";
-const ports: SqlPort[] = [];
-
-function pgPort(): SqlPort {
-  const client = new PgSyncClient(url, { timeoutMs: 10_000 });
-  clients.push(client);
-  return postgresPort(client);
-}
-
-beforeAll(async () => {
-  url = await freshDatabase();
-  await migratePostgres(connect(url), url);
-  ports.push(sqlitePort(sqlite.sqlite), pgPort());
-  for (const port of ports) {
-    new CompanyRepository(port).insert({
-      id: "c1",
-      name: "ООО Ромашка",
-      inn: "7719617469",
-      kpp: "",
-      createdAt: "2026-11-20T09:00:00.000Z",
-    });
-    new BankAccountRepository(port, uncached).insert(accountRow());
-  }
-});
-afterAll(() => {
-  for (const c of clients.splice(0)) c.close();
-  sqlite.close();
-});
+const { ports, pgPort } = twoStores();
 
 function order(id: string, externalId: string, createdAt = "2026-11-20T10:00:00.000Z"): NewStatement {
   return {
@@ -89,7 +52,7 @@ function operation(id: string, docType: DocType, amount: number): StatementOpera
 }
 
 function scenario(port: SqlPort) {
-  const repo = new StatementRepository(port, uncached);
+  const repo = new StatementRepository(port, UNCACHED);
   const first = repo.createOrFind(order("s1", "e1"));
   const again = repo.createOrFind(order("s-other", "e1"));
   repo.createOrFind(order("s2", "e2", "2026-11-20T10:00:01.000Z"));
@@ -174,8 +137,8 @@ describe("statements on both stores", () => {
   test("PostgreSQL: two replicas ordering the same statement at once end with one order", () => {
     const a = pgPort();
     const b = pgPort();
-    const repoA = new StatementRepository(a, uncached);
-    const repoB = new StatementRepository(b, uncached);
+    const repoA = new StatementRepository(a, UNCACHED);
+    const repoB = new StatementRepository(b, UNCACHED);
     let attempts = 0;
     // A has looked (nothing there) when B orders and commits; A's insert then conflicts.
     const outcome = a.transaction(() => {

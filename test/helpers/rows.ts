@@ -1,5 +1,5 @@
 // Rows as the repositories take them, for tests of the stores themselves.
-import type { BankAccountRow } from "../../src/db/repos/accounts";
+import type { BankAccountRow, CompanyRow } from "../../src/db/repos/accounts";
 import type { ApiTokenRow } from "../../src/db/repos/tokens";
 
 /** A live integration token of company c1 that reads statements; `over` changes any field. */
@@ -39,6 +39,18 @@ export function accountRow(over: Partial<BankAccountRow> = {}): BankAccountRow {
     connectionId: null,
     sandboxOpsPerDay: null,
     sandboxOpeningBalance: null,
+    createdAt: "2026-11-20T09:00:00.000Z",
+    ...over,
+  };
+}
+
+/** Company c1. */
+export function companyRow(over: Partial<CompanyRow> = {}): CompanyRow {
+  return {
+    id: "c1",
+    name: "ООО Ромашка",
+    inn: "7719617469",
+    kpp: null,
     createdAt: "2026-11-20T09:00:00.000Z",
     ...over,
   };

@@ -1,5 +1,5 @@
 // The stores' port (../sql-port.ts) on PostgreSQL, through PgSyncClient.
-import type { SqlPort, SqlStatement, SqlValue } from "../sql-port";
+import type { NamedSqlStatement, SqlPort, SqlStatement, SqlValue } from "../sql-port";
 import { PgQueryError, type PgSyncClient } from "./sync-client";
 
 /** How often a transaction that lost a serializable conflict to another replica runs again. */
@@ -27,6 +27,36 @@ export function toPostgresPlaceholders(text: string): string {
   return out;
 }
 
+/** `$name` placeholders to `$1`, `$2`… (a name used twice is one parameter); the names in order. */
+export function toPostgresNamed(text: string): { text: string; names: string[] } {
+  const names: string[] = [];
+  let out = "";
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quote !== null) {
+      if (ch === quote) quote = null;
+      out += ch;
+      continue;
+    }
+    if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+      continue;
+    }
+    const name = ch === "$" ? /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(i + 1))?.[0] : undefined;
+    if (name === undefined) {
+      out += ch;
+      continue;
+    }
+    let n = names.indexOf(name);
+    if (n < 0) n = names.push(name) - 1;
+    out += `$${n + 1}`;
+    i += name.length;
+  }
+  return { text: out, names };
+}
+
 export function postgresPort(client: PgSyncClient): SqlPort {
   let depth = 0;
   return {
@@ -40,6 +70,20 @@ export function postgresPort(client: PgSyncClient): SqlPort {
         get: (...params) => (client.query(translated, params)[0] as Row | undefined) ?? null,
         all: (...params) => client.query(translated, params) as Row[],
         run: (...params) => ({ changes: client.run(translated, params) }),
+      };
+    },
+    prepareNamed<Row, Params extends Record<string, SqlValue>>(text: string): NamedSqlStatement<Row, Params> {
+      const named = toPostgresNamed(text);
+      const values = (params: Params) =>
+        named.names.map((name) => {
+          const value = params[name];
+          if (value === undefined) throw new Error(`no value for the parameter $${name}`);
+          return value;
+        });
+      return {
+        get: (params) => (client.query(named.text, values(params))[0] as Row | undefined) ?? null,
+        all: (params) => client.query(named.text, values(params)) as Row[],
+        run: (params) => ({ changes: client.run(named.text, values(params)) }),
       };
     },
     transaction<T>(work: () => T): T {
