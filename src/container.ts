@@ -74,7 +74,7 @@ export function buildServices(
   const access = new AccessPolicy(accounts);
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
 
-  const atomically = <T>(fn: () => T): T => sqlite.transaction(fn).immediate();
+  const atomically = <T>(fn: () => T): T => port.transaction(fn);
   const connectionRepo = new BankConnectionRepository(port);
   const connections = new BankConnections({ repo: connectionRepo, secretBox, clock, atomically });
 
@@ -176,6 +176,8 @@ export function buildServices(
   return {
     config,
     database,
+    /** The database as the stores in portable SQL hold it. */
+    port,
     clock,
     logger,
     today,

@@ -168,9 +168,7 @@ async function startLocked(
     );
   }
   if (config.auditRetentionDays !== null) {
-    workers.push(
-      new AuditRetention(services.database.sqlite, config.auditRetentionDays, services.clock, logger),
-    );
+    workers.push(new AuditRetention(services.port, config.auditRetentionDays, services.clock, logger));
   }
 
   const demo = options.demo ? seedDemo(services.admin) : null;

@@ -1,9 +1,9 @@
 // SVC_AUDIT_RETENTION_DAYS: audit entries older than that are deleted, a small batch per
 // transaction with the event loop free between batches, so that requests (whose own audit rows
-// need the write lock) wait at most one batch.
-import type { Database } from "bun:sqlite";
+// need the write lock) wait at most one batch. Portable SQL on the stores' port.
 import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
+import type { SqlPort } from "../db/sql-port";
 
 const BATCH = 500;
 const HOUR_MS = 3_600_000;
@@ -17,17 +17,17 @@ export class AuditRetention {
   private readonly dropBlocks;
 
   constructor(
-    private readonly sqlite: Database,
+    private readonly port: SqlPort,
     private readonly days: number,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly intervalMs = HOUR_MS,
   ) {
-    this.deleteBatch = sqlite.query<never, [string, number]>(
+    this.deleteBatch = port.prepare<unknown, [string, number]>(
       `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)`,
     );
     // The per-token block map (migration 0005) loses the blocks wholly below the oldest entry left.
-    this.dropBlocks = sqlite.query(
+    this.dropBlocks = port.prepare<unknown, []>(
       `DELETE FROM audit_token_blocks
         WHERE (SELECT min(id) FROM audit_log) IS NULL OR block < (SELECT min(id) FROM audit_log) >> 12`,
     );
@@ -63,7 +63,7 @@ export class AuditRetention {
     const cutoff = new Date(this.clock.now().getTime() - this.days * 86_400_000).toISOString();
     let deleted = 0;
     for (;;) {
-      const n = this.sqlite.transaction(() => this.deleteBatch.run(cutoff, BATCH).changes).immediate();
+      const n = this.port.transaction(() => this.deleteBatch.run(cutoff, BATCH).changes);
       deleted += n;
       if (n < BATCH || this.stopped) break;
       await new Promise<void>((resolve) => setTimeout(resolve, 0));

@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AuditBatcher } from "../../src/audit/audit-batcher";
 import { auditExportChunks } from "../../src/audit/audit-export";
 import { AUDIT_BLOCK_IDS, AuditLog } from "../../src/audit/audit-log";
+import { AuditRetention } from "../../src/audit/audit-retention";
+import { ManualClock } from "../../src/core/clock";
+import { createLogger } from "../../src/core/logger";
 import { migrate, openDatabase } from "../../src/db/open";
 import { migratePostgres } from "../../src/db/pg/migrate";
 import { postgresPort } from "../../src/db/pg/port";
@@ -100,6 +103,27 @@ describe("audit log on both stores", () => {
     expect(onSqlite!.entry).toMatchObject({ api_token_id: "b", arguments: { n: 8, счёт: "№1" } });
     expect(onSqlite!.csv.split("\r\n")[0]).toStartWith("id,at,actor");
     expect(onSqlite!.jsonl.trim().split("\n")).toHaveLength(10);
+  });
+
+  test("retention deletes the same entries and drops the same blocks on both stores", async () => {
+    const clock = new ManualClock("2026-11-30T12:00:00Z"); // 10 days: everything before 2026-11-20T12:00
+    const after = [];
+    for (const port of ports) {
+      const deleted = await new AuditRetention(port, 10, clock, createLogger("error")).runOnce();
+      after.push({
+        deleted,
+        left: port
+          .prepare<{ id: number }>("SELECT id FROM audit_log ORDER BY id")
+          .all()
+          .map((r) => r.id),
+        blocks: port
+          .prepare("SELECT api_token_id, block FROM audit_token_blocks ORDER BY api_token_id, block")
+          .all(),
+      });
+    }
+    expect(after[1]).toEqual(after[0]!);
+    expect(after[0]!.deleted).toBeGreaterThan(0);
+    expect(after[0]!.blocks).not.toContainEqual({ api_token_id: "a", block: 0 });
   });
 
   test("PostgreSQL: the batcher commits one turn's entries together; an unreachable server fails every one", async () => {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { AuditRetention } from "../../src/audit/audit-retention";
 import { createLogger } from "../../src/core/logger";
+import { sqlitePort } from "../../src/db/sql-port";
 import { ADMIN_TOKEN, BASE, makeTestApp, type TestApp } from "../helpers/app";
 import { svcAdminRun, tempDir } from "../helpers/server";
 
@@ -47,7 +48,7 @@ describe("audit retention", () => {
 
     const logs: string[] = [];
     const retention = new AuditRetention(
-      sqlite,
+      sqlitePort(sqlite),
       30,
       t.clock,
       createLogger("info", (l) => logs.push(l)),
