@@ -151,6 +151,14 @@ describe("svc admin migrate-to-postgres", () => {
       total += fromSqlite.length;
     }
     expect(report.rows).toBe(total);
+    // Insertion order survives: PostgreSQL's seq numbers the rows as SQLite's rowid had them.
+    for (const table of ["companies", "bank_accounts", "api_tokens"]) {
+      const sqliteOrder = (
+        db.query(`SELECT id FROM "${table}" ORDER BY rowid`).all() as { id: string }[]
+      ).map((r) => r.id);
+      const pgOrder = (await sql.unsafe(`SELECT id FROM "${table}" ORDER BY seq`)).map((r) => r.id);
+      expect(pgOrder, table).toEqual(sqliteOrder);
+    }
     const operations = report.tables.operations!;
     expect(operations).toBeGreaterThan(1000);
 

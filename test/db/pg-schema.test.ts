@@ -54,7 +54,13 @@ function shapes<T>(
 }
 
 /** Columns that only the PostgreSQL migrations make: generated, never written or read by drizzle. */
-const PG_ONLY_COLUMNS = [["operations", "search"]] as const;
+const PG_ONLY_COLUMNS = [
+  ["operations", "search"],
+  // Insertion order, SQLite's rowid (migration 0005_insertion_order).
+  ["companies", "seq"],
+  ["bank_accounts", "seq"],
+  ["api_tokens", "seq"],
+] as const;
 
 const sqliteShapes = shapes(sqlite, (v): v is AnySQLiteTable => v instanceof SQLiteTable, sqliteConfig);
 const pgShapes = shapes(pg, (v): v is AnyPgTable => v instanceof PgTable, pgConfig);

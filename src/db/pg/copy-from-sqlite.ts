@@ -87,7 +87,8 @@ export async function copySqliteToPostgres(source: Database, target: Sql): Promi
       await refuseNonEmpty(tx, plans);
       for (const plan of plans) {
         const select = source.query<Record<string, unknown>, []>(
-          `SELECT ${plan.columns.map((c) => `"${c}"`).join(", ")} FROM "${plan.name}"`,
+          // In rowid order: PostgreSQL's insertion-order column (seq) numbers them as SQLite had them.
+          `SELECT ${plan.columns.map((c) => `"${c}"`).join(", ")} FROM "${plan.name}" ORDER BY rowid`,
         );
         const size = batchSize(plan.columns.length);
         // Values as postgres.js sends them: string, number, boolean, Buffer or null.

@@ -61,9 +61,9 @@ export function postgresPort(client: PgSyncClient): SqlPort {
   let depth = 0;
   return {
     dialect: "postgres",
-    // No insertion order in PostgreSQL's rows; the key breaks ties instead (rows written within the
-    // same millisecond may list in another order than SQLite's).
-    insertionOrder: "id",
+    // SQLite's rowid: an identity column svc never sets, on the tables listed in creation order
+    // (migrations-pg 0005_insertion_order).
+    insertionOrder: "seq",
     prepare<Row, Params extends SqlValue[]>(text: string): SqlStatement<Row, Params> {
       const translated = toPostgresPlaceholders(text);
       return {
