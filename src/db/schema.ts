@@ -170,6 +170,9 @@ export const statements = sqliteTable(
     // SHA-256 of the bank's own 1C file a statement was imported from (source "import"): a repeat
     // with the same external_id and the same file is idempotent, another file is a conflict.
     importSha256: text("import_sha256"),
+    // Until when one poller (of one replica) holds the statement: no other sends or polls it
+    // meanwhile; a poller that died lets it go when the time passes.
+    leaseUntilMs: integer("lease_until_ms").notNull().default(0),
   },
   (t) => [
     uniqueIndex("statements_token_external_uq").on(t.apiTokenId, t.externalId),

@@ -25,6 +25,8 @@ export interface PollerDeps {
 }
 
 const STORE_CHUNK = 2000;
+/** How long a poller holds a statement without renewing (storing renews it between chunks). */
+const LEASE_MS = 5 * 60_000;
 const MAX_BACKOFF_FACTOR = 10;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -119,9 +121,25 @@ export class StatementPoller {
   }
 
   private async handle(initial: StatementRow): Promise<void> {
-    // Re-read: the row may have moved on since it was selected.
-    const row = this.deps.repo.findById(initial.id);
-    if (row?.status !== "processing") return;
+    // Taken, or left: another poller (another replica) may hold it, or it has moved on since it was
+    // selected. The lease's row is the database's, not a cached one.
+    const row = this.deps.repo.takeLease(initial.id, this.now(), this.now() + LEASE_MS);
+    if (row === null) return;
+    try {
+      await this.work(row);
+    } catch (e) {
+      // Recorded while the lease is still held: nobody polls it again before its retry is set.
+      this.onError(row, e);
+    } finally {
+      this.deps.repo.releaseLease(row.id);
+    }
+  }
+
+  private now(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  private async work(row: StatementRow): Promise<void> {
     const account = this.deps.accountOf(row.bank_account_id);
     if (!account) {
       this.deps.repo.markFailed(row.id, "bank_error", "Счёт не найден");
@@ -168,6 +186,7 @@ export class StatementPoller {
       if (chunk.length === STORE_CHUNK) {
         store();
         chunk = [];
+        this.deps.repo.extendLease(row.id, this.now() + LEASE_MS);
         await yieldToEventLoop();
       }
     }

@@ -40,6 +40,8 @@ export interface StatementRow {
   created_at: string;
   /** SHA-256 of the 1C file an imported statement came from; null for ordered ones. */
   import_sha256: string | null;
+  /** Until when a poller holds it (0: nobody). */
+  lease_until_ms: number;
 }
 
 /** Distinct kinds in DOC_TYPES order (a kind it lacks, which no export can write, last). */

@@ -53,6 +53,8 @@ export class StatementRepository {
   private readonly storedDocType;
   private readonly linkOp;
   private readonly dueStmt;
+  private readonly takeLeaseStmt;
+  private readonly extendLeaseStmt;
 
   // Statement rows read by id (every poll reads one), kept while nothing writes them. Without
   // `changes` (tests of the queries alone) nothing is kept.
@@ -93,6 +95,14 @@ export class StatementRepository {
     this.linkOp = port.prepare<unknown, [string, number, string]>(
       `INSERT INTO statement_operations (statement_id, seq, operation_id) VALUES (?, ?, ?)
        ON CONFLICT (statement_id, seq) DO UPDATE SET operation_id = excluded.operation_id`,
+    );
+    this.takeLeaseStmt = port.prepare<StatementRow, [number, string, number]>(
+      `UPDATE statements SET lease_until_ms = ?
+        WHERE id = ? AND status = 'processing' AND lease_until_ms <= ?
+       RETURNING *`,
+    );
+    this.extendLeaseStmt = port.prepare<unknown, [number, string]>(
+      "UPDATE statements SET lease_until_ms = ? WHERE id = ?",
     );
     this.dueStmt = port.prepare<StatementRow, [number, number]>(
       `SELECT * FROM statements WHERE status = 'processing' AND next_poll_at_ms <= ?
@@ -165,6 +175,28 @@ export class StatementRepository {
     this.writing(id, () =>
       this.port.prepare("DELETE FROM statements WHERE id = ? AND bank_state = 'pending'").run(id),
     );
+  }
+
+  /**
+   * Takes statement `id` for one poller until `untilMs`, if it is still processing and nobody holds
+   * it at `nowMs` (one statement, atomic on either store: of several replicas one gets it). Returns
+   * the row as that statement left it, never a cached one, or null.
+   */
+  takeLease(id: string, nowMs: number, untilMs: number): StatementRow | null {
+    let taken: StatementRow | null = null;
+    this.writing(id, () => {
+      taken = this.takeLeaseStmt.get(untilMs, id, nowMs);
+    });
+    return taken;
+  }
+
+  /** Moves the end of a held lease (a long store renews it between chunks). */
+  extendLease(id: string, untilMs: number): void {
+    this.writing(id, () => this.extendLeaseStmt.run(untilMs, id));
+  }
+
+  releaseLease(id: string): void {
+    this.writing(id, () => this.extendLeaseStmt.run(0, id));
   }
 
   markRequested(id: string, bankRequestId: string, nextPollAtMs: number): void {

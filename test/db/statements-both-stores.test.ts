@@ -153,4 +153,41 @@ describe("statements on both stores", () => {
       { id: "from-b" },
     ]);
   });
+  test("leases: one poller at a time, the row as the database has it, free again when released or past", () => {
+    const [onSqlite, onPostgres] = ports.map((port) => {
+      const repo = new StatementRepository(port, UNCACHED);
+      repo.createOrFind(order("L1", "lease"));
+      const taken = repo.takeLease("L1", 1_000, 61_000);
+      const whileHeld = repo.takeLease("L1", 30_000, 90_000);
+      const afterExpiry = repo.takeLease("L1", 61_000, 121_000);
+      repo.releaseLease("L1");
+      const afterRelease = repo.takeLease("L1", 62_000, 122_000)?.lease_until_ms;
+      repo.markFailed("L1", "bank_error", "x");
+      const notProcessing = repo.takeLease("L1", 200_000, 260_000);
+      return {
+        taken: taken?.lease_until_ms,
+        whileHeld,
+        afterExpiry: afterExpiry?.lease_until_ms,
+        afterRelease,
+        notProcessing,
+      };
+    });
+    expect(onPostgres).toEqual(onSqlite!);
+    expect(onSqlite).toEqual({
+      taken: 61_000,
+      whileHeld: null,
+      afterExpiry: 121_000,
+      afterRelease: 122_000,
+      notProcessing: null,
+    });
+
+    // Two replicas at once: one gets it.
+    const a = new StatementRepository(pgPort(), UNCACHED);
+    const b = new StatementRepository(pgPort(), UNCACHED);
+    a.createOrFind(order("L2", "lease-2"));
+    expect([a.takeLease("L2", 1_000, 61_000) !== null, b.takeLease("L2", 1_000, 61_000) !== null]).toEqual([
+      true,
+      false,
+    ]);
+  });
 });

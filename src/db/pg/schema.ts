@@ -180,6 +180,7 @@ export const statements = pgTable(
     // SHA-256 of the bank's own 1C file a statement was imported from (source "import"): a repeat
     // with the same external_id and the same file is idempotent, another file is a conflict.
     importSha256: text("import_sha256"),
+    leaseUntilMs: int64("lease_until_ms").notNull().default(0),
   },
   (t) => [
     uniqueIndex("statements_token_external_uq").on(t.apiTokenId, t.externalId),
