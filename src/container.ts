@@ -27,6 +27,7 @@ import { ExternalChanges, RowCache } from "./db/sqlite/row-cache";
 import { createMcpServices, type SessionStore } from "./mcp";
 import { OAuthRepository } from "./oauth/repository";
 import { OAuthService } from "./oauth/service";
+import { FleetSchedule } from "./ops/fleet-schedule";
 import { PrometheusMetrics } from "./ops/metrics";
 import { sqliteReadings } from "./ops/readings";
 import { PaymentRepository } from "./payments/repository";
@@ -75,6 +76,7 @@ export function buildServices(
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
 
   const atomically = <T>(fn: () => T): T => port.transaction(fn);
+  const fleetSchedule = new FleetSchedule(port, clock, logger);
   const connectionRepo = new BankConnectionRepository(port);
   const connections = new BankConnections({ repo: connectionRepo, secretBox, clock, atomically });
 
@@ -138,6 +140,7 @@ export function buildServices(
     (account) => statements.refreshBalance(account),
     config.bankPollIntervalMs * 10,
     logger,
+    fleetSchedule,
   );
   const oauth = new OAuthService({
     repo: new OAuthRepository(port),
@@ -162,6 +165,7 @@ export function buildServices(
   });
   const mcp = createMcpServices({
     config,
+    fleetSchedule,
     sqlite,
     port,
     changes: externalChanges,
@@ -178,6 +182,7 @@ export function buildServices(
     database,
     /** The database as the stores in portable SQL hold it. */
     port,
+    fleetSchedule,
     clock,
     logger,
     today,

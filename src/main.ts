@@ -168,7 +168,16 @@ async function startLocked(
     );
   }
   if (config.auditRetentionDays !== null) {
-    workers.push(new AuditRetention(services.port, config.auditRetentionDays, services.clock, logger));
+    workers.push(
+      new AuditRetention(
+        services.port,
+        config.auditRetentionDays,
+        services.clock,
+        logger,
+        undefined,
+        services.fleetSchedule,
+      ),
+    );
   }
 
   const demo = options.demo ? seedDemo(services.admin) : null;

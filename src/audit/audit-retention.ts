@@ -4,6 +4,7 @@
 import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
 import type { SqlPort } from "../db/sql-port";
+import { type FleetSchedule, fleetInterval } from "../ops/fleet-schedule";
 
 const BATCH = 500;
 const HOUR_MS = 3_600_000;
@@ -22,6 +23,8 @@ export class AuditRetention {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly intervalMs = HOUR_MS,
+    /** With several replicas, one deletes per interval. */
+    private readonly schedule: FleetSchedule | null = null,
   ) {
     this.deleteBatch = port.prepare<unknown, [string, number]>(
       `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)`,
@@ -35,8 +38,8 @@ export class AuditRetention {
 
   start(): void {
     this.stopped = false;
-    void this.runOnce();
-    this.timer = setInterval(() => void this.runOnce(), this.intervalMs);
+    if (this.schedule === null || this.schedule.claim(this.name, this.intervalMs)) void this.runOnce();
+    this.timer = fleetInterval(this.schedule, this.name, this.intervalMs, () => void this.runOnce());
   }
 
   async stop(): Promise<void> {

@@ -413,3 +413,10 @@ export const oauthRefreshTokens = sqliteTable(
   },
   (t) => [index("oauth_refresh_tokens_grant_idx").on(t.grantId)],
 );
+
+// Background jobs that run once per interval for all replicas together (the session sweeper, the
+// balance refresher, audit retention): the replica whose claim moves `next_run_ms` runs it.
+export const svcJobs = sqliteTable("svc_jobs", {
+  name: text("name").primaryKey(),
+  nextRunMs: integer("next_run_ms").notNull(),
+});

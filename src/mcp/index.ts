@@ -9,6 +9,7 @@ import type { Logger } from "../core/logger";
 import { openReadOnly } from "../db/open";
 import type { SqlPort } from "../db/sql-port";
 import type { ExternalChanges, RowCache } from "../db/sqlite/row-cache";
+import type { FleetSchedule } from "../ops/fleet-schedule";
 import type { BalanceRow } from "../statements/queries";
 import { McpReadModel } from "./read-model";
 import { SessionManager, type SessionStore, SessionSweeper, SqlSessionStore } from "./sessions";
@@ -47,6 +48,8 @@ export function createMcpServices(deps: {
   sqlite: Database;
   /** The same database, for the stores written in portable SQL. */
   port: SqlPort;
+  /** One session sweep per interval for all replicas. */
+  fleetSchedule: FleetSchedule;
   /** Other connections' commits, for the sessions and balances kept in memory. */
   changes: ExternalChanges;
   balances: RowCache<BalanceRow>;
@@ -70,7 +73,7 @@ export function createMcpServices(deps: {
     readDb,
     sessionStore,
     sessions,
-    sweeper: new SessionSweeper(sessions, config.sessionSweepIntervalMs, logger),
+    sweeper: new SessionSweeper(sessions, config.sessionSweepIntervalMs, logger, deps.fleetSchedule),
     tools,
     close: () => {
       if (readDb !== sqlite) readDb.close();

@@ -7,6 +7,7 @@ import { ApiError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { SqlPort } from "../db/sql-port";
 import { type CacheChanges, RowCache } from "../db/sqlite/row-cache";
+import { type FleetSchedule, fleetInterval } from "../ops/fleet-schedule";
 import { RPC_INVALID_REQUEST, RpcError } from "./protocol";
 
 export interface McpSession {
@@ -181,14 +182,16 @@ export class SessionSweeper {
   private timer: ReturnType<typeof setInterval> | null = null;
   private running: Promise<unknown> | null = null;
 
+  /** `schedule`: with several replicas, one sweeps per interval. */
   constructor(
     private readonly sessions: SessionManager,
     private readonly intervalMs: number,
     private readonly logger: Logger,
+    private readonly schedule: FleetSchedule | null = null,
   ) {}
 
   start(): void {
-    this.timer ??= setInterval(() => void this.sweep(), this.intervalMs);
+    this.timer ??= fleetInterval(this.schedule, this.name, this.intervalMs, () => void this.sweep());
   }
 
   async stop(): Promise<void> {

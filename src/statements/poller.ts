@@ -8,6 +8,7 @@ import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import type { StatementOperation } from "../formats/types";
+import { type FleetSchedule, fleetInterval } from "../ops/fleet-schedule";
 import type { StatementRepository, StatementRow } from "./repository";
 
 export interface PollerDeps {
@@ -255,10 +256,12 @@ export class BalanceRefresher {
     private readonly refresh: (account: BankAccountRecord) => Promise<unknown>,
     private readonly intervalMs: number,
     private readonly logger: Logger,
+    /** With several replicas, one refreshes per interval. */
+    private readonly schedule: FleetSchedule | null = null,
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.runOnce(), this.intervalMs);
+    this.timer = fleetInterval(this.schedule, this.name, this.intervalMs, () => void this.runOnce());
   }
 
   async stop(): Promise<void> {

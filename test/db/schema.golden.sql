@@ -205,6 +205,12 @@ CREATE INDEX `statements_due_idx` ON `statements` (`status`,`next_poll_at_ms`);
 -- index statements_token_external_uq on statements
 CREATE UNIQUE INDEX `statements_token_external_uq` ON `statements` (`api_token_id`,`external_id`);
 
+-- table svc_jobs on svc_jobs
+CREATE TABLE `svc_jobs` ( `name` text PRIMARY KEY NOT NULL, `next_run_ms` integer NOT NULL );
+
+-- index sqlite_autoindex_svc_jobs_1 on svc_jobs
+(no sql: created by SQLite)
+
 -- table token_accounts on token_accounts
 CREATE TABLE `token_accounts` ( `token_id` text NOT NULL, `bank_account_id` text NOT NULL, `allow_read_statements` integer DEFAULT false NOT NULL, `allow_send_payments` integer DEFAULT false NOT NULL, PRIMARY KEY(`token_id`, `bank_account_id`), FOREIGN KEY (`token_id`) REFERENCES `api_tokens`(`id`) ON UPDATE no action ON DELETE no action, FOREIGN KEY (`bank_account_id`) REFERENCES `bank_accounts`(`id`) ON UPDATE no action ON DELETE no action );
 

@@ -7,6 +7,7 @@ import m3 from "../../../migrations-pg/0003_audit_token_blocks.sql" with { type:
 import m4 from "../../../migrations-pg/0004_operations_search.sql" with { type: "text" };
 import m5 from "../../../migrations-pg/0005_insertion_order.sql" with { type: "text" };
 import m6 from "../../../migrations-pg/0006_statement_leases.sql" with { type: "text" };
+import m7 from "../../../migrations-pg/0007_fleet_jobs.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_baseline", when: 1795617535951, breakpoints: true, sql: m0 },
@@ -16,4 +17,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0004_operations_search", when: 1795627227603, breakpoints: true, sql: m4 },
   { tag: "0005_insertion_order", when: 1795628377106, breakpoints: true, sql: m5 },
   { tag: "0006_statement_leases", when: 1795628566751, breakpoints: true, sql: m6 },
+  { tag: "0007_fleet_jobs", when: 1795628961407, breakpoints: true, sql: m7 },
 ];

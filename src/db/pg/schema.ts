@@ -421,3 +421,8 @@ export const oauthRefreshTokens = pgTable(
   },
   (t) => [index("oauth_refresh_tokens_grant_idx").on(t.grantId)],
 );
+
+export const svcJobs = pgTable("svc_jobs", {
+  name: text("name").primaryKey(),
+  nextRunMs: int64("next_run_ms").notNull(),
+});

@@ -1,0 +1,50 @@
+// Jobs that must run once per interval for the whole fleet, not once per replica (the session
+// sweeper, the balance refresher, audit retention). Each replica's timer asks before running; the
+// one whose claim moves the job's next run (one statement, atomic on either store) runs it, the
+// others skip that interval. With one server (SQLite) it always wins: one write per interval.
+import type { Clock } from "../core/clock";
+import type { Logger } from "../core/logger";
+import type { SqlPort } from "../db/sql-port";
+
+export class FleetSchedule {
+  private readonly claimStmt;
+
+  constructor(
+    port: SqlPort,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {
+    this.claimStmt = port.prepare<unknown, [string, number, number]>(
+      `INSERT INTO svc_jobs (name, next_run_ms) VALUES (?, ?)
+       ON CONFLICT (name) DO UPDATE SET next_run_ms = excluded.next_run_ms WHERE svc_jobs.next_run_ms <= ?`,
+    );
+  }
+
+  /** Whether this replica runs `job` now; false while another has it for this interval, and when
+   *  the database cannot be asked (the next interval tries again). */
+  claim(job: string, intervalMs: number): boolean {
+    const now = this.clock.now().getTime();
+    try {
+      return this.claimStmt.run(job, now + intervalMs, now).changes === 1;
+    } catch (e) {
+      this.logger.warn("job schedule unavailable", {
+        job,
+        error: e instanceof Error ? e.message : String(e),
+      });
+      return false;
+    }
+  }
+}
+
+/** A timer that runs `run` every `intervalMs` when this replica wins the interval (no schedule:
+ *  every time). */
+export function fleetInterval(
+  schedule: FleetSchedule | null,
+  job: string,
+  intervalMs: number,
+  run: () => void,
+): ReturnType<typeof setInterval> {
+  return setInterval(() => {
+    if (schedule === null || schedule.claim(job, intervalMs)) run();
+  }, intervalMs);
+}
