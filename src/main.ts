@@ -150,6 +150,10 @@ async function startLocked(
   if (admin) config = { ...config, adminToken: admin.token };
   const services = openServices(config, options);
   const { logger } = services;
+  // This process holds the file's serve lock: no other poller works on it, so a lease still held is
+  // one of a server that ended without letting go (kill -9, power loss); its statements go on now.
+  const freed = services.statementRepo.releaseAllLeases();
+  if (freed > 0) logger.info("statements of an earlier run taken up again", { statements: freed });
   const app = createApp(services, { version: VERSION });
   const workers: Worker[] = [
     services.poller,

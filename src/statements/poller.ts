@@ -26,8 +26,9 @@ export interface PollerDeps {
 }
 
 const STORE_CHUNK = 2000;
-/** How long a poller holds a statement without renewing (storing renews it between chunks). */
-const LEASE_MS = 5 * 60_000;
+/** How long a poller holds a statement without renewing (storing renews it between chunks): longer
+ *  than a bank call may take; what another replica waits after this one died mid-poll. */
+const LEASE_MS = 2 * 60_000;
 const MAX_BACKOFF_FACTOR = 10;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

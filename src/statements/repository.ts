@@ -199,6 +199,19 @@ export class StatementRepository {
     this.writing(id, () => this.extendLeaseStmt.run(0, id));
   }
 
+  /** Lets every lease go (only for the one server of a database, at its start); how many were held. */
+  releaseAllLeases(): number {
+    let freed = 0;
+    const release = () => {
+      freed = this.port
+        .prepare("UPDATE statements SET lease_until_ms = 0 WHERE lease_until_ms > 0")
+        .run().changes;
+    };
+    if (this.rows) this.rows.writeAll(release);
+    else release();
+    return freed;
+  }
+
   markRequested(id: string, bankRequestId: string, nextPollAtMs: number): void {
     this.writing(id, () =>
       this.port
