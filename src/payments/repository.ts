@@ -108,6 +108,7 @@ export class PaymentRepository {
   private readonly recentItemsStmt;
   private readonly settleStmt;
   private readonly rescheduleCheckStmt;
+  private readonly claimCheckStmt;
 
   constructor(
     private readonly port: SqlPort,
@@ -172,6 +173,10 @@ export class PaymentRepository {
     );
     this.rescheduleCheckStmt = port.prepare<unknown, [number, string]>(
       "UPDATE payment_items SET next_status_check_at_ms = ? WHERE id = ? AND status = 'submitted'",
+    );
+    this.claimCheckStmt = port.prepare<unknown, [number, string, number]>(
+      `UPDATE payment_items SET next_status_check_at_ms = ?
+        WHERE id = ? AND status = 'submitted' AND next_status_check_at_ms <= ?`,
     );
     this.completeSubmissionStmt = port.prepare<unknown, [string, string, string]>(
       `UPDATE payment_submissions SET status = 'completed', result_json = ?, completed_at = ?
@@ -282,6 +287,15 @@ export class PaymentRepository {
       if (changed) this.audit.write(audit);
       return changed;
     });
+  }
+
+  /**
+   * Takes the due status check of an item for one poller: moves its next check to `untilMs` if it
+   * is still submitted and due at `nowMs` (one statement: of several replicas one gets it). The
+   * poller then sets the real next check; if it dies, the check is due again at `untilMs`.
+   */
+  claimStatusCheck(itemId: string, nowMs: number, untilMs: number): boolean {
+    return this.claimCheckStmt.run(untilMs, itemId, nowMs).changes === 1;
   }
 
   rescheduleStatusCheck(itemId: string, atMs: number): void {

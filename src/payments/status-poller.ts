@@ -22,6 +22,9 @@ export interface PaymentStatusPollerDeps {
 
 /** A refused login is looked at again this many intervals later (the operator may have renewed it). */
 const REFUSED_LOGIN_FACTOR = 20;
+/** How long a taken check stays with its poller (in poll intervals): a poller that died mid-check
+ *  leaves it due again after this. */
+const CLAIM_INTERVALS = 4;
 
 export class PaymentStatusPoller {
   readonly name = "payment-status-poller";
@@ -51,6 +54,16 @@ export class PaymentStatusPoller {
   private async pass(): Promise<void> {
     const now = this.deps.clock.now().getTime();
     for (const item of this.deps.repo.dueStatusChecks(now, this.deps.batchSize ?? 100)) {
+      // Another poller (another replica) may have taken it since the list was read.
+      if (
+        !this.deps.repo.claimStatusCheck(
+          item.id,
+          this.deps.clock.now().getTime(),
+          this.later(CLAIM_INTERVALS),
+        )
+      ) {
+        continue;
+      }
       const account = this.deps.accountOf(item.bank_account_id);
       const adapter = account ? this.deps.gateway.adapterFor(account) : null;
       if (!account || !adapter?.paymentStatus || !item.bank_reference) {

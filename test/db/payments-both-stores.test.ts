@@ -172,6 +172,40 @@ describe("payments on both stores", () => {
     });
   });
 
+  test("a due status check is taken by one poller; due again when its claim passes", () => {
+    const [onSqlite, onPostgres] = ports.map((port) => {
+      const repo = repoOn(port);
+      repo.createImport(
+        {
+          id: "imp3",
+          api_token_id: "t1",
+          bank_account_id: "acc1",
+          file_bytes: 10,
+          created_at: "2026-11-20T12:00:00.000Z",
+        },
+        [item("imp3", 1, 7)],
+        audit("payments.import"),
+      );
+      repo.claim(submission("sub3", "imp3", "x3"), ["imp3-i1"], () => "k3");
+      repo.finishItem("imp3-i1", {
+        status: "submitted",
+        bank_reference: "ref-3",
+        sign_url: "https://bank.example/sign/3",
+        at: "2026-11-20T12:01:00.000Z",
+        next_status_check_at_ms: 1_000,
+      });
+      const takes = [
+        repo.claimStatusCheck("imp3-i1", 1_000, 5_000),
+        repo.claimStatusCheck("imp3-i1", 1_000, 5_000),
+      ];
+      const dueWhileTaken = repo.dueStatusChecks(4_999, 10).some((c) => c.id === "imp3-i1");
+      const afterClaim = repo.claimStatusCheck("imp3-i1", 5_000, 9_000);
+      return { takes, dueWhileTaken, afterClaim };
+    });
+    expect(onPostgres).toEqual(onSqlite!);
+    expect(onSqlite).toEqual({ takes: [true, false], dueWhileTaken: false, afterClaim: true });
+  });
+
   test("$name parameters: numbered by first use, a name used twice is one parameter, quotes left alone", () => {
     expect(toPostgresNamed(`UPDATE t SET a = $a, b = '$b', "$c" = $c WHERE id = $id AND a <> $a`)).toEqual({
       text: `UPDATE t SET a = $1, b = '$b', "$c" = $2 WHERE id = $3 AND a <> $1`,
