@@ -104,8 +104,9 @@ export class StatementRepository {
     this.extendLeaseStmt = port.prepare<unknown, [number, string]>(
       "UPDATE statements SET lease_until_ms = ? WHERE id = ?",
     );
-    this.dueStmt = port.prepare<StatementRow, [number, number]>(
-      `SELECT * FROM statements WHERE status = 'processing' AND next_poll_at_ms <= ?
+    // Held statements are left out: another poller works on them (takeLease would refuse them).
+    this.dueStmt = port.prepare<StatementRow, [number, number, number]>(
+      `SELECT * FROM statements WHERE status = 'processing' AND next_poll_at_ms <= ? AND lease_until_ms <= ?
         ORDER BY next_poll_at_ms, created_at LIMIT ?`,
     );
   }
@@ -359,7 +360,7 @@ export class StatementRepository {
   }
 
   due(nowMs: number, limit: number): StatementRow[] {
-    return this.dueStmt.all(nowMs, limit);
+    return this.dueStmt.all(nowMs, nowMs, limit);
   }
 
   /** Statements newest first; keyset paging on (created_at, id). */

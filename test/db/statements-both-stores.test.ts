@@ -158,6 +158,7 @@ describe("statements on both stores", () => {
       const repo = new StatementRepository(port, UNCACHED);
       repo.createOrFind(order("L1", "lease"));
       const taken = repo.takeLease("L1", 1_000, 61_000);
+      const dueWhileHeld = repo.due(30_000, 100).some((r) => r.id === "L1");
       const whileHeld = repo.takeLease("L1", 30_000, 90_000);
       const afterExpiry = repo.takeLease("L1", 61_000, 121_000);
       repo.releaseLease("L1");
