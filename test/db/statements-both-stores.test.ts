@@ -167,6 +167,7 @@ describe("statements on both stores", () => {
       const notProcessing = repo.takeLease("L1", 200_000, 260_000);
       return {
         taken: taken?.lease_until_ms,
+        dueWhileHeld,
         whileHeld,
         afterExpiry: afterExpiry?.lease_until_ms,
         afterRelease,
@@ -176,6 +177,7 @@ describe("statements on both stores", () => {
     expect(onPostgres).toEqual(onSqlite!);
     expect(onSqlite).toEqual({
       taken: 61_000,
+      dueWhileHeld: false,
       whileHeld: null,
       afterExpiry: 121_000,
       afterRelease: 122_000,
