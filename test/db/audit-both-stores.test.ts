@@ -9,11 +9,10 @@ import { AuditRetention } from "../../src/audit/audit-retention";
 import { ManualClock } from "../../src/core/clock";
 import { createLogger } from "../../src/core/logger";
 import { migrate, openDatabase } from "../../src/db/open";
-import { migratePostgres } from "../../src/db/pg/migrate";
 import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
-import { connect, freshDatabase } from "../helpers/postgres";
+import { migratedDatabase } from "../helpers/postgres";
 
 const sqlite = openDatabase(":memory:");
 migrate(sqlite.db);
@@ -21,8 +20,7 @@ let client: PgSyncClient;
 const ports: SqlPort[] = [];
 
 beforeAll(async () => {
-  const url = await freshDatabase();
-  await migratePostgres(connect(url), url);
+  const url = await migratedDatabase();
   client = new PgSyncClient(url, { timeoutMs: 10_000 });
   ports.push(sqlitePort(sqlite.sqlite), postgresPort(client));
 });

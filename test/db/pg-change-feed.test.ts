@@ -4,12 +4,11 @@
 // nothing is kept, and caching resumes, emptied, when it listens again.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CACHED_TABLES, PgChangeFeed } from "../../src/db/pg/change-feed";
-import { migratePostgres } from "../../src/db/pg/migrate";
 import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
 import { TokenRepository } from "../../src/db/repos/tokens";
-import { connect, freshDatabase, until } from "../helpers/postgres";
+import { connect, migratedDatabase, until } from "../helpers/postgres";
 import { accountRow, tokenRow } from "../helpers/rows";
 
 let url = "";
@@ -47,8 +46,7 @@ let a: ReturnType<typeof replica>;
 let b: ReturnType<typeof replica>;
 
 beforeAll(async () => {
-  url = await freshDatabase();
-  await migratePostgres(connect(url), url);
+  url = await migratedDatabase();
   a = replica();
   b = replica();
   new CompanyRepository(a.port).insert({

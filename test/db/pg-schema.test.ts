@@ -8,9 +8,9 @@ import { type AnyPgTable, PgTable, getTableConfig as pgConfig } from "drizzle-or
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { type AnySQLiteTable, SQLiteTable, getTableConfig as sqliteConfig } from "drizzle-orm/sqlite-core";
-import postgres from "postgres";
 import * as pg from "../../src/db/pg/schema";
 import * as sqlite from "../../src/db/schema";
+import { connect, freshDatabase } from "../helpers/postgres";
 import { ROOT } from "../helpers/server";
 
 interface Shape {
@@ -88,42 +88,30 @@ test("both dialects declare the same tables, columns, nullability, keys and inde
 });
 
 test("the PostgreSQL migrations build exactly the declared tables and columns", async () => {
-  const url = process.env.SVC_TEST_DATABASE_URL;
-  expect(url, "SVC_TEST_DATABASE_URL: run through make test").toBeString();
-  const admin = postgres(url!, { max: 1, onnotice: () => {} });
-  const name = `svc_schema_${crypto.randomUUID().replaceAll("-", "")}`;
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const target = new URL(url!);
-  target.pathname = `/${name}`;
-  const client = postgres(target.toString(), { max: 1, onnotice: () => {} });
-  try {
-    await migrate(drizzle(client), { migrationsFolder: join(ROOT, "migrations-pg") });
-    const rows = await client<{ table_name: string; column_name: string; is_nullable: string }[]>`
+  // drizzle-kit's own migrator over the folder: what a drizzle-kit user would apply builds the same.
+  const client = connect(await freshDatabase("svc_schema"));
+  await migrate(drizzle(client), { migrationsFolder: join(ROOT, "migrations-pg") });
+  const rows = await client<{ table_name: string; column_name: string; is_nullable: string }[]>`
       SELECT table_name, column_name, is_nullable FROM information_schema.columns
        WHERE table_schema = 'public' ORDER BY table_name, column_name`;
-    const built: Record<string, [string, boolean][]> = {};
-    for (const r of rows) {
-      built[r.table_name] ??= [];
-      built[r.table_name]!.push([r.column_name, r.is_nullable === "NO"]);
-    }
-    const declared = Object.fromEntries(Object.entries(pgShapes).map(([t, s]) => [t, s.columns]));
-    for (const columns of Object.values(built)) columns.sort();
-    // The search column (migration 0004_operations_search) is PostgreSQL's counterpart of SQLite's
-    // operations_fts table, which the schema does not declare either; it must be there, and only it.
-    for (const [table, column] of PG_ONLY_COLUMNS) {
-      const at = built[table]?.findIndex(([name]) => name === column) ?? -1;
-      expect(at, `${table}.${column}`).toBeGreaterThanOrEqual(0);
-      built[table]!.splice(at, 1);
-    }
-    expect(built).toEqual({ ...declared, ...PG_ONLY_TABLES });
-    // Every text column sorts in byte order, as SQLite's do, whatever the cluster's locale.
-    const collations = await client<{ collation_name: string | null }[]>`
+  const built: Record<string, [string, boolean][]> = {};
+  for (const r of rows) {
+    built[r.table_name] ??= [];
+    built[r.table_name]!.push([r.column_name, r.is_nullable === "NO"]);
+  }
+  const declared = Object.fromEntries(Object.entries(pgShapes).map(([t, s]) => [t, s.columns]));
+  for (const columns of Object.values(built)) columns.sort();
+  // The search column (migration 0004_operations_search) is PostgreSQL's counterpart of SQLite's
+  // operations_fts table, which the schema does not declare either; it must be there, and only it.
+  for (const [table, column] of PG_ONLY_COLUMNS) {
+    const at = built[table]?.findIndex(([name]) => name === column) ?? -1;
+    expect(at, `${table}.${column}`).toBeGreaterThanOrEqual(0);
+    built[table]!.splice(at, 1);
+  }
+  expect(built).toEqual({ ...declared, ...PG_ONLY_TABLES });
+  // Every text column sorts in byte order, as SQLite's do, whatever the cluster's locale.
+  const collations = await client<{ collation_name: string | null }[]>`
       SELECT DISTINCT collation_name FROM information_schema.columns
        WHERE table_schema = 'public' AND data_type = 'text'`;
-    expect(collations.map((c) => c.collation_name)).toEqual(["C"]);
-  } finally {
-    await client.end({ timeout: 5 });
-    await admin.unsafe(`DROP DATABASE ${name}`);
-    await admin.end({ timeout: 5 });
-  }
+  expect(collations.map((c) => c.collation_name)).toEqual(["C"]);
 });

@@ -6,7 +6,6 @@ import { ManualClock } from "../../src/core/clock";
 import { createLogger } from "../../src/core/logger";
 import { migrate, openDatabase } from "../../src/db/open";
 import { CACHED_TABLES, PgChangeFeed } from "../../src/db/pg/change-feed";
-import { migratePostgres } from "../../src/db/pg/migrate";
 import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { CompanyRepository } from "../../src/db/repos/accounts";
@@ -14,7 +13,7 @@ import { TokenRepository } from "../../src/db/repos/tokens";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
 import { type CacheChanges, ExternalChanges } from "../../src/db/sqlite/row-cache";
 import { SessionManager, SqlSessionStore } from "../../src/mcp/sessions";
-import { connect, freshDatabase, until } from "../helpers/postgres";
+import { migratedDatabase, until } from "../helpers/postgres";
 import { companyRow, tokenRow } from "../helpers/rows";
 
 const clock = new ManualClock("2026-11-20T09:00:00Z");
@@ -38,7 +37,8 @@ function pgReplica() {
   const client = new PgSyncClient(url, { timeoutMs: 10_000, watch: [...CACHED_TABLES] });
   clients.push(client);
   const feed = new PgChangeFeed(client);
-  return { client, sessions: manager(postgresPort(client), feed), feed, port: postgresPort(client) };
+  const port = postgresPort(client);
+  return { client, sessions: manager(port, feed), feed, port };
 }
 
 const sessionsCount = (client: PgSyncClient) =>
@@ -53,8 +53,7 @@ let a: ReturnType<typeof pgReplica>;
 let b: ReturnType<typeof pgReplica>;
 
 beforeAll(async () => {
-  url = await freshDatabase();
-  await migratePostgres(connect(url), url);
+  url = await migratedDatabase();
   a = pgReplica();
   b = pgReplica();
   seedToken(a.port, a.feed);

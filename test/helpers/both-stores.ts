@@ -2,13 +2,12 @@
 // suite's server, both migrated, each holding company c1 with account acc1.
 import { afterAll, beforeAll } from "bun:test";
 import { migrate, openDatabase } from "../../src/db/open";
-import { migratePostgres } from "../../src/db/pg/migrate";
 import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
 import type { CacheChanges } from "../../src/db/sqlite/row-cache";
-import { connect, freshDatabase } from "./postgres";
+import { migratedDatabase } from "./postgres";
 import { accountRow, companyRow } from "./rows";
 
 /** Row caches that keep nothing (the stores themselves are under test). */
@@ -30,8 +29,7 @@ export function twoStores(): { ports: SqlPort[]; pgPort(): SqlPort } {
     return postgresPort(client);
   };
   beforeAll(async () => {
-    url = await freshDatabase();
-    await migratePostgres(connect(url), url);
+    url = await migratedDatabase();
     ports.push(sqlitePort(sqlite.sqlite), pgPort());
     for (const port of ports) {
       new CompanyRepository(port).insert(companyRow());

@@ -2,6 +2,7 @@
 // exports SVC_TEST_DATABASE_URL), so that test files running side by side never share a schema.
 import { afterAll, expect } from "bun:test";
 import postgres from "postgres";
+import { migratePostgres } from "../../src/db/pg/migrate";
 
 const made: string[] = [];
 const clients: postgres.Sql[] = [];
@@ -37,6 +38,13 @@ export async function freshDatabase(prefix = "svc_t"): Promise<string> {
   const url = new URL(server);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/** A fresh database with every migration of this build applied; returns its URL. */
+export async function migratedDatabase(): Promise<string> {
+  const url = await freshDatabase();
+  await migratePostgres(connect(url), url);
+  return url;
 }
 
 afterAll(async () => {

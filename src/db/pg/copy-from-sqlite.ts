@@ -96,9 +96,7 @@ export async function copySqliteToPostgres(source: Database, target: Sql): Promi
         let copied = 0;
         const flush = async () => {
           if (batch.length === 0) return;
-          // A row a trigger already derived from a copied one (audit_token_blocks from audit_log)
-          // is the same row: skipped, and the counts below still have to match.
-          await tx`INSERT INTO ${tx(plan.name)} ${tx(batch, plan.columns)} ON CONFLICT DO NOTHING`;
+          await tx`INSERT INTO ${tx(plan.name)} ${tx(batch, plan.columns)}`;
           copied += batch.length;
           batch = [];
         };

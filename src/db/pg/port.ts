@@ -58,44 +58,43 @@ export function toPostgresNamed(text: string): { text: string; names: string[] }
 }
 
 export function postgresPort(client: PgSyncClient): SqlPort {
-  let depth = 0;
+  // One statement's three ways of running, from the SQL text and the parameters in order.
+  const statement = <Row, P>(text: string, values: (params: P) => unknown[]) => ({
+    get: (params: P) => (client.query(text, values(params))[0] as Row | undefined) ?? null,
+    all: (params: P) => client.query(text, values(params)) as Row[],
+    run: (params: P) => ({ changes: client.run(text, values(params)) }),
+  });
   return {
     dialect: "postgres",
     // SQLite's rowid: an identity column svc never sets, on the tables listed in creation order
     // (migrations-pg 0005_insertion_order).
     insertionOrder: "seq",
     prepare<Row, Params extends SqlValue[]>(text: string): SqlStatement<Row, Params> {
-      const translated = toPostgresPlaceholders(text);
+      const run = statement<Row, Params>(toPostgresPlaceholders(text), (params) => params);
       return {
-        get: (...params) => (client.query(translated, params)[0] as Row | undefined) ?? null,
-        all: (...params) => client.query(translated, params) as Row[],
-        run: (...params) => ({ changes: client.run(translated, params) }),
+        get: (...params) => run.get(params as Params),
+        all: (...params) => run.all(params as Params),
+        run: (...params) => run.run(params as Params),
       };
     },
     prepareNamed<Row, Params extends Record<string, SqlValue>>(text: string): NamedSqlStatement<Row, Params> {
       const named = toPostgresNamed(text);
-      const values = (params: Params) =>
+      return statement<Row, Params>(named.text, (params) =>
         named.names.map((name) => {
           const value = params[name];
           if (value === undefined) throw new Error(`no value for the parameter $${name}`);
           return value;
-        });
-      return {
-        get: (params) => (client.query(named.text, values(params))[0] as Row | undefined) ?? null,
-        all: (params) => client.query(named.text, values(params)) as Row[],
-        run: (params) => ({ changes: client.run(named.text, values(params)) }),
-      };
+        }),
+      );
     },
     transaction<T>(work: () => T): T {
-      if (depth > 0) return work();
+      // Inside an open one (a caller's), the work joins it; a conflict re-runs the outer one.
+      if (client.inTransaction) return work();
       for (let attempt = 1; ; attempt++) {
-        depth += 1;
         try {
           return client.transaction(work, "serializable");
         } catch (e) {
           if (!(e instanceof PgQueryError && e.code === "40001") || attempt >= SERIALIZATION_RETRIES) throw e;
-        } finally {
-          depth -= 1;
         }
       }
     },

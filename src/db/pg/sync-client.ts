@@ -48,13 +48,18 @@ export class PgSyncClient {
   private readonly control: Int32Array;
   private data = new SharedArrayBuffer(INITIAL_BUFFER);
   private nextId = 1;
-  private inTransaction = false;
+  private open = false;
 
   constructor(
     private readonly url: string,
     private readonly options: PgSyncOptions,
   ) {
     this.control = new Int32Array(new SharedArrayBuffer(4 * (CHANGES_FROM + (options.watch?.length ?? 0))));
+  }
+
+  /** Whether a transaction of this client is open (statements now run inside it). */
+  get inTransaction(): boolean {
+    return this.open;
   }
 
   /** The tables whose changes `changes()` counts, in its order. */
@@ -84,12 +89,12 @@ export class PgSyncClient {
 
   /** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
   transaction<T>(work: () => T, isolation: "read committed" | "serializable" = "read committed"): T {
-    if (this.inTransaction) throw new Error("transactions do not nest");
+    if (this.open) throw new Error("transactions do not nest");
     this.send(
       `BEGIN ISOLATION LEVEL ${isolation === "serializable" ? "SERIALIZABLE" : "READ COMMITTED"}`,
       [],
     );
-    this.inTransaction = true;
+    this.open = true;
     try {
       const result = work();
       this.send("COMMIT", []);
@@ -104,7 +109,7 @@ export class PgSyncClient {
       }
       throw e;
     } finally {
-      this.inTransaction = false;
+      this.open = false;
     }
   }
 
@@ -157,7 +162,7 @@ export class PgSyncClient {
   private drop(): void {
     this.worker?.terminate();
     this.worker = null;
-    this.inTransaction = false;
+    this.open = false;
     // Its listener went with it: until the next one listens, nothing may be kept.
     Atomics.store(this.control, LISTENING, 0);
   }
