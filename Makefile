@@ -51,7 +51,7 @@ migrations: node_modules/.installed
 
 build: node_modules/.installed
 	# The checkpoint and export workers run in threads of their own: a standalone binary needs them as entrypoints.
-	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc.ts src/db/sqlite/checkpoint-worker.ts src/statements/export/worker.ts src/ops/backup-worker.ts --outfile dist/svc
+	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc.ts src/db/sqlite/checkpoint-worker.ts src/statements/export/worker.ts src/ops/backup-worker.ts src/db/pg/sync-worker.ts --outfile dist/svc
 	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc-mcp.ts --outfile dist/svc-mcp
 
 # Benchmarks (not part of `make test`): wrk-driven HTTP runs, exports, search, ordering, start-up.

@@ -1,6 +1,7 @@
 // search_operations on PostgreSQL over 1M operations of one account (two years; 450k of them in the
 // last 90 days, the searched period): p50/p99 of sequential calls per query class, first page and
-// a page after a cursor in the middle of the period. Not part of `bun test` or `make bench`.
+// a page after a cursor in the middle of the period, through the synchronous port the service
+// uses (PgSyncClient). Not part of `bun test` or `make bench`.
 //
 //   bun run bench/pg-search.ts              starts a throwaway server (scripts/pg-test.sh)
 //   SVC_TEST_DATABASE_URL=… bun run bench/pg-search.ts   uses that server, in a database of its own
@@ -8,8 +9,11 @@
 // printed), BENCH_LOADED_URL (measure again on a database kept from an earlier run).
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import postgres, { type Sql } from "postgres";
+import postgres from "postgres";
 import { type PgOperationFilter, searchOperations } from "../src/db/pg/operations-search";
+import { postgresPort } from "../src/db/pg/port";
+import { PgSyncClient } from "../src/db/pg/sync-client";
+import type { SqlPort } from "../src/db/sql-port";
 import { searchWords } from "../src/mcp/read-model";
 import { type OwnDatabase, ownDatabase } from "../test/helpers/pg";
 import { ROOT, tempDir } from "../test/helpers/server";
@@ -118,17 +122,21 @@ if (!url) {
 const loaded = process.env.BENCH_LOADED_URL;
 const db = loaded ? null : await ownDatabase(url, "svc_bench_search", 1);
 const sql = db?.sql ?? postgres(loaded!, { max: 1, onnotice: () => {} });
+const [name] = await sql<{ db: string }[]>`SELECT current_database() AS db`;
+const dbUrl = loaded ?? url.replace(/\/[^/]*$/, `/${name!.db}`);
+// Searched as the service searches: through the synchronous port, on a connection of its own.
+const client = new PgSyncClient(dbUrl, { timeoutMs: 60_000 });
 try {
   console.log(JSON.stringify(describeMachine()));
   if (db) await load(db);
-  await measure(sql);
+  measure(postgresPort(client));
 } finally {
+  client.close();
   if (!process.env.BENCH_KEEP) {
     await (db ? db.drop() : sql.end());
     if (serverDir) Bun.spawnSync(["bash", join(ROOT, "scripts/pg-test.sh"), "stop", serverDir]);
   } else if (db) {
-    const [name] = await sql<{ db: string }[]>`SELECT current_database() AS db`;
-    console.log(`kept: BENCH_LOADED_URL=${url.replace(/\/[^/]*$/, `/${name!.db}`)}`);
+    console.log(`kept: BENCH_LOADED_URL=${dbUrl}`);
     await db.keep();
   }
 }
@@ -157,7 +165,7 @@ async function load(db: OwnDatabase): Promise<void> {
   );
 }
 
-async function measure(sql: Sql): Promise<void> {
+function measure(port: SqlPort): void {
   console.log(`load average ${loadavg()[0]!.toFixed(2)}; ${RUNS} runs per row after ${WARMUP} warm-up calls`);
   console.log("| query class | page | rows | p50 ms | p99 ms | max ms |");
   console.log("|---|---|---|---|---|---|");
@@ -172,11 +180,11 @@ async function measure(sql: Sql): Promise<void> {
         after: page === "later" ? MIDDLE : undefined,
       };
       let rows = 0;
-      for (let i = 0; i < WARMUP; i++) rows = (await searchOperations(sql, f)).length;
+      for (let i = 0; i < WARMUP; i++) rows = searchOperations(port, f).length;
       const times: number[] = [];
       for (let i = 0; i < RUNS; i++) {
         const start = performance.now();
-        await searchOperations(sql, f);
+        searchOperations(port, f);
         times.push(performance.now() - start);
       }
       times.sort((a, b) => a - b);

@@ -5,7 +5,6 @@ import pkg from "../package.json" with { type: "json" };
 import { adminApi } from "./admin/api";
 import { adminPages } from "./admin/pages";
 import type { Services } from "./container";
-import { migrationState } from "./db/open";
 import { apiReference } from "./http/api-reference";
 import { BODY_POLICY_DETAIL, type BodyPolicy } from "./http/body-policy";
 import type { SocketIp } from "./http/client-ip";
@@ -99,9 +98,9 @@ export function createApp(services: Services, options: AppOptions = {}) {
         metrics: services.metrics,
         metricsToken: services.config.metricsToken,
         readiness: {
-          sqlite: services.database.sqlite,
+          databaseWritable: () => services.store.writable(),
           clock: services.clock,
-          migrations: () => migrationState(services.database.sqlite),
+          migrations: () => services.store.migrationState(),
           poller: {
             lastPassAtMs: () => services.poller.lastPassAtMs,
             intervalMs: services.config.bankPollIntervalMs,

@@ -9,11 +9,16 @@ export interface Config {
   dbPath: string;
   /** SVC_DATABASE_URL: the PostgreSQL store (replicas); null: SQLite at dbPath. */
   databaseUrl: string | null;
+  /** SVC_DATABASE_TIMEOUT_MS: the longest a PostgreSQL statement may take before the request gets 503. */
+  databaseTimeoutMs: number;
   host: string;
   port: number;
   adminToken: string | null;
   secretKey: Uint8Array | null;
   bankPollIntervalMs: number;
+  /** SVC_POLL_LEASE_SECONDS: how long a poller holds a statement without renewing; after a replica
+   *  dies mid-poll, how long the others wait before taking it over. */
+  pollLeaseMs: number;
   sessionTtlSeconds: number;
   sessionSweepIntervalMs: number;
   balanceStaleSeconds: number;
@@ -185,11 +190,13 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     dbPath: str(env, "SVC_DB_PATH", "./data/svc.db"),
     databaseUrl: databaseUrl(env),
+    databaseTimeoutMs: int(env, "SVC_DATABASE_TIMEOUT_MS", 5000, 100, 600_000),
     host,
     port,
     adminToken: adminToken === "" ? null : adminToken,
     secretKey,
     bankPollIntervalMs: int(env, "SVC_BANK_POLL_INTERVAL_MS", 30_000, 10, 86_400_000),
+    pollLeaseMs: int(env, "SVC_POLL_LEASE_SECONDS", 120, 1, 86_400) * 1000,
     sessionTtlSeconds: int(env, "SVC_SESSION_TTL_SECONDS", 28_800, 1, 31_536_000),
     sessionSweepIntervalMs: int(env, "SVC_SESSION_SWEEP_INTERVAL_MS", 60_000, 10, 86_400_000),
     balanceStaleSeconds: int(env, "SVC_BALANCE_STALE_SECONDS", 3600, 0, 31_536_000),

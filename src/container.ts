@@ -18,21 +18,23 @@ import type { Config } from "./config";
 import { type Clock, dateInZone } from "./core/clock";
 import type { Logger } from "./core/logger";
 import type { OpenedDatabase } from "./db/open";
+import { PostgresRateLimiter } from "./db/pg/rate-limiter";
 import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
 import { BankConnectionRepository } from "./db/repos/connections";
 import { SqlSandboxRequestLog } from "./db/repos/sandbox-requests";
 import { TokenRepository } from "./db/repos/tokens";
-import { sqlitePort } from "./db/sql-port";
-import { ExternalChanges, RowCache } from "./db/sqlite/row-cache";
+import { RowCache } from "./db/sqlite/row-cache";
+import { type Store, sqliteStore } from "./db/store";
 import { createMcpServices, type SessionStore } from "./mcp";
 import { OAuthRepository } from "./oauth/repository";
 import { OAuthService } from "./oauth/service";
 import { FleetSchedule } from "./ops/fleet-schedule";
 import { PrometheusMetrics } from "./ops/metrics";
-import { sqliteReadings } from "./ops/readings";
+import { storeReadings } from "./ops/readings";
 import { PaymentRepository } from "./payments/repository";
 import { PaymentService } from "./payments/service";
 import { PaymentStatusPoller } from "./payments/status-poller";
+import { PostgresExportQueries } from "./statements/export/pg-queries";
 import { ExportQueries } from "./statements/export/queries";
 import { ExportThreads, type ExportThreadsOptions } from "./statements/export/threads";
 import { BalanceRefresher, StatementPoller } from "./statements/poller";
@@ -48,29 +50,35 @@ export interface ServiceOverrides {
   oauthFetch?: typeof fetch;
 }
 
+/** `store`: the database to work on; an opened SQLite database is taken as its store. */
 export function buildServices(
   config: Config,
-  database: OpenedDatabase,
+  storeOrDatabase: Store | OpenedDatabase,
   clock: Clock,
   logger: Logger,
   overrides: ServiceOverrides = {},
 ) {
-  const { sqlite } = database;
+  const store: Store = "kind" in storeOrDatabase ? storeOrDatabase : sqliteStore(storeOrDatabase, config);
   const today = () => dateInZone(clock.now(), config.timezone);
-  const port = sqlitePort(sqlite);
+  const { port } = store;
   const companies = new CompanyRepository(port);
-  // Another process (`svc admin`) may change tokens and accounts: cached rows follow its commits.
-  const externalChanges = new ExternalChanges(sqlite, database.walHeader, config.rowCache);
+  // Other processes (`svc admin`, other replicas) change tokens and accounts: cached rows follow.
+  const externalChanges = store.changes;
   const accounts = new BankAccountRepository(port, externalChanges);
   const tokens = new TokenRepository(port, externalChanges);
   // Counted only where someone can scrape them (SVC_METRICS_TOKEN set); otherwise nothing is kept.
   const metrics = config.metricsToken
-    ? new PrometheusMetrics(sqliteReadings(sqlite, config.dbPath, clock))
+    ? new PrometheusMetrics(storeReadings(store, config.dbPath, clock))
     : null;
   const audit = new AuditLog(port);
   // Agent calls commit their audit entries in groups; everything else writes its own.
   const agentAudit = new AuditBatcher(audit, port, metrics ?? undefined);
-  const rateLimiter = overrides.rateLimiter ?? new InMemoryRateLimiter(clock);
+  // Replicas share one count per token; one SQLite server counts in its memory.
+  const rateLimiter =
+    overrides.rateLimiter ??
+    (store.kind === "postgres"
+      ? new PostgresRateLimiter(store.pool, clock, config.databaseTimeoutMs)
+      : new InMemoryRateLimiter(clock));
   const guard = new TokenGuard(tokens, rateLimiter, clock, logger);
   const access = new AccessPolicy(accounts);
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
@@ -109,9 +117,12 @@ export function buildServices(
   // Balances are written by the statements repository and read by every get_balance.
   const balanceRows = new RowCache<BalanceRow>(externalChanges, "balances");
   const statementRepo = new StatementRepository(port, externalChanges, { balanceRows });
-  const exportQueries = new ExportQueries(sqlite);
+  // On PostgreSQL exports are rendered in the server's thread (the threads read a SQLite file);
+  // replicas spread them instead.
+  const exportQueries =
+    store.kind === "sqlite" ? new ExportQueries(store.database.sqlite) : new PostgresExportQueries(port);
   const exportThreads = new ExportThreads(config.dbPath, logger, {
-    threads: config.exportThreads,
+    threads: store.kind === "sqlite" ? config.exportThreads : 0,
     ...overrides.exportThreads,
   });
   const accountOf = (id: string) => accounts.findById(id);
@@ -132,6 +143,7 @@ export function buildServices(
     logger,
     today,
     intervalMs: config.bankPollIntervalMs,
+    leaseMs: config.pollLeaseMs,
     pacingMs: (bank) => (banks.has(bank) ? (banks.get(bank).minIntervalMs ?? 0) : 0),
   });
   statements.onOrder((id) => poller.dispatch(id));
@@ -166,8 +178,8 @@ export function buildServices(
   const mcp = createMcpServices({
     config,
     fleetSchedule,
-    sqlite,
     port,
+    readPort: store.readPort,
     changes: externalChanges,
     balances: balanceRows,
     access,
@@ -179,7 +191,12 @@ export function buildServices(
 
   return {
     config,
-    database,
+    store,
+    /** The SQLite database (tests, SQLite-only tools); there is none on PostgreSQL. */
+    get database(): OpenedDatabase {
+      if (store.kind !== "sqlite") throw new Error("the store is PostgreSQL: no SQLite database");
+      return store.database;
+    },
     /** The database as the stores in portable SQL hold it. */
     port,
     fleetSchedule,

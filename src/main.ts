@@ -10,8 +10,11 @@ import { buildServices, type ServiceOverrides, type Services } from "./container
 import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./core/clock";
 import { createLogger, flushStdout, type Logger } from "./core/logger";
 import { migrate, openDatabase } from "./db/open";
+import { connectPostgres, describeDatabaseUrl } from "./db/pg/connect";
+import { migratePostgres } from "./db/pg/migrate";
 import { acquireServeLock, type ServeLock } from "./db/sqlite/serve-lock";
 import { WalCheckpointer } from "./db/sqlite/wal-checkpointer";
+import { postgresStore } from "./db/store";
 import { type DemoSignIn, demoAgainBanner, demoBanner, seedDemo } from "./demo";
 import { ScheduledBackups } from "./ops/scheduled-backups";
 
@@ -97,19 +100,17 @@ function resolveDemoAdminToken(config: Config): {
   return { token, source: "file", created: true };
 }
 
-/**
- * The PostgreSQL store takes its schema (`svc migrate`) but does not serve yet: with
- * SVC_DATABASE_URL set, svc refuses rather than quietly serving a SQLite file instead.
- */
+/** `svc admin` works on a SQLite file (its tools read and write it directly). */
 function requireSqliteStore(config: Config): void {
   if (config.databaseUrl === null) return;
   throw new ConfigError(
     "SVC_DATABASE_URL",
-    "в этой версии PostgreSQL принимает только схему (svc migrate); svc serve и svc admin работают " +
-      "с SQLite — уберите SVC_DATABASE_URL (файл базы задаёт SVC_DB_PATH)",
+    "svc admin работает с файлом SQLite; для PostgreSQL — админ-API и /admin любой реплики " +
+      "(или svc migrate, svc admin migrate-to-postgres)",
   );
 }
 
+/** Services on an opened store; `svc admin` (SQLite only) and the server share it. */
 export function openServices(config: Config, options: StartOptions = {}): Services {
   requireSqliteStore(config);
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -127,33 +128,72 @@ export function openServices(config: Config, options: StartOptions = {}): Servic
   );
 }
 
+/**
+ * A replica on the shared PostgreSQL database: its migrations applied first (under the advisory
+ * lock, so replicas starting together apply each once), then the services on its connections.
+ * Every replica needs the same SVC_SECRET_KEY (bank credentials, paging cursors): none is made here.
+ */
+async function openReplicaServices(config: Config, options: StartOptions): Promise<Services> {
+  const url = config.databaseUrl!;
+  if (options.demo) throw new ConfigError("SVC_DATABASE_URL", "--demo работает только с SQLite");
+  if (!config.secretKey) {
+    throw new ConfigError(
+      "SVC_SECRET_KEY",
+      "с PostgreSQL нужен один и тот же ключ на всех репликах: 32 байта в base64 (openssl rand -base64 32)",
+    );
+  }
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const sql = connectPostgres(url, { max: 1 });
+  try {
+    const { applied } = await migratePostgres(sql, url);
+    if (applied.length > 0)
+      logger.info("migrations applied", { database: describeDatabaseUrl(url), applied });
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+  return buildServices(
+    config,
+    postgresStore(config),
+    options.clock ?? systemClock,
+    logger,
+    options.overrides,
+  );
+}
+
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  requireSqliteStore(config);
+  if (config.databaseUrl !== null) {
+    // Replicas share the database; nothing on this machine needs to be held.
+    return startOn(config, options, await openReplicaServices(config, options), null);
+  }
   const serveLock = acquireServeLock(config.dbPath, {
     pid: process.pid,
     startedAt: new Date().toISOString(),
   });
   try {
-    return await startLocked(config, options, serveLock);
+    const admin = options.demo ? resolveDemoAdminToken(config) : null;
+    if (admin) config = { ...config, adminToken: admin.token };
+    const services = openServices(config, options);
+    // This process holds the file's serve lock: no other poller works on it, so a lease still held
+    // is one of a server that ended without letting go (kill -9, power loss); its statements go on
+    // now. (On PostgreSQL another replica may hold it: its leases pass by themselves.)
+    const freed = services.statementRepo.releaseAllLeases();
+    if (freed > 0) services.logger.info("statements of an earlier run taken up again", { statements: freed });
+    return await startOn(config, options, services, { serveLock, admin });
   } catch (e) {
     serveLock.release();
     throw e;
   }
 }
 
-async function startLocked(
+/** `local`: what only a server of a SQLite file has (its serve lock, the --demo sign-in). */
+async function startOn(
   config: Config,
   options: StartOptions,
-  serveLock: ServeLock,
+  services: Services,
+  local: { serveLock: ServeLock; admin: ReturnType<typeof resolveDemoAdminToken> | null } | null,
 ): Promise<RunningServer> {
-  const admin = options.demo ? resolveDemoAdminToken(config) : null;
-  if (admin) config = { ...config, adminToken: admin.token };
-  const services = openServices(config, options);
-  const { logger } = services;
-  // This process holds the file's serve lock: no other poller works on it, so a lease still held is
-  // one of a server that ended without letting go (kill -9, power loss); its statements go on now.
-  const freed = services.statementRepo.releaseAllLeases();
-  if (freed > 0) logger.info("statements of an earlier run taken up again", { statements: freed });
+  const { logger, store } = services;
+  const admin = local?.admin ?? null;
   const app = createApp(services, { version: VERSION });
   const workers: Worker[] = [
     services.poller,
@@ -161,12 +201,12 @@ async function startLocked(
     services.balanceRefresher,
     services.mcp.sweeper,
   ];
-  if (config.checkpoints === "internal") {
-    workers.push(new WalCheckpointer(services.database.sqlite, config.dbPath, logger));
-  } else {
+  if (store.kind === "sqlite" && config.checkpoints === "internal") {
+    workers.push(new WalCheckpointer(store.database.sqlite, config.dbPath, logger));
+  } else if (store.kind === "sqlite") {
     logger.info("checkpoints are left to an external replicator (SVC_CHECKPOINTS=external)");
   }
-  if (config.backups && config.dbPath !== ":memory:") {
+  if (store.kind === "sqlite" && config.backups && config.dbPath !== ":memory:") {
     workers.push(
       new ScheduledBackups({ dbPath: config.dbPath, ...config.backups, clock: services.clock, logger }),
     );
@@ -209,7 +249,12 @@ async function startLocked(
         error: e instanceof Error ? e.message : String(e),
       }),
   );
-  logger.info("listening", { url, port, version: VERSION, db: config.dbPath });
+  logger.info("listening", {
+    url,
+    port,
+    version: VERSION,
+    db: store.kind === "sqlite" ? config.dbPath : describeDatabaseUrl(config.databaseUrl!),
+  });
   if (admin) {
     const today = dateInZone(services.clock.now(), config.timezone);
     flushStdout(); // the banner follows the "listening" line
@@ -236,9 +281,8 @@ async function startLocked(
       await server.stop(false);
       await Promise.all(workers.map((w) => w.stop()));
       await services.exportThreads.stop();
-      services.mcp.close();
-      services.database.close();
-      serveLock.release();
+      store.close();
+      local?.serveLock.release();
       logger.info("stopped");
     })();
     return stopping;

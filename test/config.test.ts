@@ -19,6 +19,8 @@ describe("loadConfig", () => {
     expect(loadConfig({})).toEqual({
       dbPath: "./data/svc.db",
       databaseUrl: null,
+      databaseTimeoutMs: 5000,
+      pollLeaseMs: 120_000,
       host: "127.0.0.1",
       port: 8080,
       adminToken: null,
@@ -71,6 +73,8 @@ describe("loadConfig", () => {
       SVC_CHECKPOINTS: "external",
       SVC_AUDIT_RETENTION_DAYS: "365",
       SVC_ROW_CACHE: "off",
+      SVC_DATABASE_TIMEOUT_MS: "2500",
+      SVC_POLL_LEASE_SECONDS: "30",
       SVC_TOCHKA_API_URL: "http://127.0.0.1:9000/uapi/",
       SVC_TOCHKA_SANDBOX_URL: "http://127.0.0.1:9000/sandbox/v2",
       SVC_TOCHKA_AUTH_URL: "http://127.0.0.1:9000",
@@ -80,6 +84,8 @@ describe("loadConfig", () => {
     expect(config).toEqual({
       dbPath: ":memory:",
       databaseUrl: "postgresql://svc:pw@db.internal:5433/svc?sslmode=require",
+      databaseTimeoutMs: 2500,
+      pollLeaseMs: 30_000,
       host: "0.0.0.0",
       port: 0,
       adminToken: "a".repeat(32),

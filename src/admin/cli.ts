@@ -278,9 +278,7 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
     }
     throw e;
   } finally {
-    // The main connection last (see OpenedDatabase.close).
-    services.mcp.close();
-    services.database.close();
+    services.store.close();
   }
 }
 

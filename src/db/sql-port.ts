@@ -13,6 +13,11 @@ import type { Database } from "bun:sqlite";
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 
+/** The database did not answer in time or could not be reached: the caller hears 503, never 500. */
+export class StoreUnavailable extends Error {
+  override name = "StoreUnavailable";
+}
+
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
 
 export interface SqlStatement<Row, Params extends SqlValue[]> {

@@ -6,6 +6,7 @@ import { Elysia } from "elysia";
 import { BankError } from "../banks/adapter";
 import { ApiError, errorEnvelope, invalidRequestBody, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
+import { StoreUnavailable } from "../db/sql-port";
 import { type RequestState, withRequestState } from "./request-state";
 
 export interface ErrorEnvelopeDeps {
@@ -72,6 +73,8 @@ function toApiError(code: unknown, error: unknown, request: Request, deps: Error
       error.bankCode ? { bank_code: error.bankCode } : undefined,
     );
   }
+  // The shared database did not answer in time: the request may be retried, it is no client error.
+  if (error instanceof StoreUnavailable) return new ApiError("service_unavailable", "База данных недоступна");
   switch (code) {
     case "NOT_FOUND": {
       // The address asked for (a catch-all route would give its own pattern as the path).

@@ -1,14 +1,12 @@
-// Wiring of the agent interface: the read-only connection, sessions, the sweeper, the tool registry.
+// Wiring of the agent interface: the read-only port, sessions, the sweeper, the tool registry.
 
-import type { Database } from "bun:sqlite";
 import { createHmac, randomBytes } from "node:crypto";
 import type { AccessPolicy } from "../auth/access-policy";
 import type { Config } from "../config";
 import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
-import { openReadOnly } from "../db/open";
 import type { SqlPort } from "../db/sql-port";
-import type { ExternalChanges, RowCache } from "../db/sqlite/row-cache";
+import type { CacheChanges, RowCache } from "../db/sqlite/row-cache";
 import type { FleetSchedule } from "../ops/fleet-schedule";
 import type { BalanceRow } from "../statements/queries";
 import { McpReadModel } from "./read-model";
@@ -31,13 +29,10 @@ export { type McpRouteDeps, mcpRoutes } from "./routes";
 export type { McpSession, SessionStore } from "./sessions";
 
 export interface McpServices {
-  /** The connection the tools read through; SQLite refuses writes on it (file databases). */
-  readDb: Database;
   sessionStore: SessionStore;
   sessions: SessionManager;
   sweeper: SessionSweeper;
   tools: ToolRegistry;
-  close(): void;
 }
 
 export function createMcpServices(deps: {
@@ -45,38 +40,34 @@ export function createMcpServices(deps: {
     Config,
     "dbPath" | "sessionTtlSeconds" | "sessionSweepIntervalMs" | "balanceStaleSeconds" | "secretKey"
   >;
-  sqlite: Database;
-  /** The same database, for the stores written in portable SQL. */
+  /** The stores' database. */
   port: SqlPort;
+  /** The same database as the tools read it: the database refuses writes through it. */
+  readPort: SqlPort;
   /** One session sweep per interval for all replicas. */
   fleetSchedule: FleetSchedule;
   /** Other connections' commits, for the sessions and balances kept in memory. */
-  changes: ExternalChanges;
+  changes: CacheChanges;
   balances: RowCache<BalanceRow>;
   access: AccessPolicy;
   clock: Clock;
   logger: Logger;
   sessionStore?: SessionStore;
 }): McpServices {
-  const { config, sqlite, clock, logger } = deps;
-  const readDb = openReadOnly(config.dbPath, sqlite);
+  const { config, clock, logger } = deps;
   const sessionStore = deps.sessionStore ?? new SqlSessionStore(deps.port, deps.changes);
   const sessions = new SessionManager(sessionStore, clock, config.sessionTtlSeconds, logger);
   const tools = createToolRegistry({
-    read: new McpReadModel(readDb, deps.balances),
+    read: new McpReadModel(deps.readPort, deps.balances),
     access: deps.access,
     clock,
     balanceStaleSeconds: config.balanceStaleSeconds,
     cursors: new CursorSigner(cursorKey(config.secretKey)),
   });
   return {
-    readDb,
     sessionStore,
     sessions,
     sweeper: new SessionSweeper(sessions, config.sessionSweepIntervalMs, logger, deps.fleetSchedule),
     tools,
-    close: () => {
-      if (readDb !== sqlite) readDb.close();
-    },
   };
 }

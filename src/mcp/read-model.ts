@@ -1,6 +1,7 @@
-// What the agent tools read, and nothing else: plain SELECTs over a connection that SQLite itself
-// refuses to write through (openReadOnly). No method here writes; the connection could not.
-import type { Database } from "bun:sqlite";
+// What the agent tools read, and nothing else: plain SELECTs over a connection that the database
+// itself refuses to write through (store.readPort). No method here writes; the connection could not.
+import { searchOperations as searchOnPostgres } from "../db/pg/operations-search";
+import type { SqlPort } from "../db/sql-port";
 import type { RowCache } from "../db/sqlite/row-cache";
 import type { StatementOperation } from "../formats/types";
 import {
@@ -27,8 +28,8 @@ export interface OperationFilter {
   amountMaxKopecks?: number;
   counterpartyInn?: string;
   direction?: "credit" | "debit";
-  /** An FTS5 MATCH expression built by `ftsQuery`; never raw user text. */
-  match?: string;
+  /** The words of the text looked for, as `searchWords` gives them (never empty). */
+  words?: string[];
   after?: { doc_date: string; operation_id: string };
   limit: number;
 }
@@ -47,24 +48,24 @@ export class McpReadModel {
    * without it (tests of the queries alone) every balance is read from the database.
    */
   constructor(
-    readonly db: Database,
+    readonly port: SqlPort,
     private readonly balances: RowCache<BalanceRow> | null = null,
   ) {
-    this.companyStmt = db.query<CompanyRecord, [string]>(
+    this.companyStmt = port.prepare<CompanyRecord, [string]>(
       "SELECT id AS company_id, name, inn, kpp FROM companies WHERE id = ?",
     );
-    this.balanceStmt = db.query<BalanceRow, [string]>(
+    this.balanceStmt = port.prepare<BalanceRow, [string]>(
       "SELECT balance, currency, as_of FROM balances WHERE bank_account_id = ?",
     );
-    this.statementStmt = db.query<StatementRow, [string]>("SELECT * FROM statements WHERE id = ?");
-    this.statementOpsStmt = db.query<OperationRow, [string, string, number]>(
+    this.statementStmt = port.prepare<StatementRow, [string]>("SELECT * FROM statements WHERE id = ?");
+    this.statementOpsStmt = port.prepare<OperationRow, [string, string, number]>(
       `SELECT ${OPERATION_COLUMNS}
          FROM statement_operations so
          JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
         WHERE so.statement_id = ?
         ORDER BY so.seq LIMIT ?`,
     );
-    this.statementRangeStmt = db.query<{ first: string | null; last: string | null }, [string, string]>(
+    this.statementRangeStmt = port.prepare<{ first: string | null; last: string | null }, [string, string]>(
       `SELECT MIN(o.doc_date) AS first, MAX(o.doc_date) AS last
          FROM statement_operations so
          JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
@@ -93,7 +94,7 @@ export class McpReadModel {
   /** Statements of the accounts, every source, newest first; keyset paging on (created_at, id). */
   statements(q: StatementListFilter & { bankAccountIds: string[] }): StatementRow[] {
     const query = statementListQuery(q);
-    return query ? this.db.query<StatementRow, (string | number)[]>(query.sql).all(...query.params) : [];
+    return query ? this.port.prepare<StatementRow, (string | number)[]>(query.sql).all(...query.params) : [];
   }
 
   /** The first `limit` operations of a statement, in the bank's order. */
@@ -116,9 +117,11 @@ export class McpReadModel {
   /**
    * Stored operations of one account (never the bank), ordered by (doc_date, operation_id).
    * Operations are unique per (account, operation_id), so one held by two overlapping statements
-   * comes back once. Served by operations_date_idx / operations_inn_idx / operations_amount_idx.
+   * comes back once. Served by operations_date_idx / operations_inn_idx / operations_amount_idx
+   * and the full-text index on SQLite; on PostgreSQL by its own (pg/operations-search.ts).
    */
   searchOperations(f: OperationFilter): StatementOperation[] {
+    if (this.port.dialect === "postgres") return searchOnPostgres(this.port, f);
     const where = ["o.bank_account_id = ?", "o.doc_date >= ?", "o.doc_date <= ?"];
     const params: (string | number)[] = [f.bankAccountId, f.dateFrom, f.dateTo];
     if (f.amountMinKopecks !== undefined) {
@@ -146,11 +149,11 @@ export class McpReadModel {
     const from = `operations o ${f.counterpartyInn !== undefined ? "INDEXED BY operations_inn_idx" : ""}`;
     const order = "ORDER BY o.doc_date, o.operation_id";
     const run = (sql: string, p: (string | number)[]) =>
-      this.db
-        .query<OperationRow, (string | number)[]>(sql)
+      this.port
+        .prepare<OperationRow, (string | number)[]>(sql)
         .all(...p)
         .map(operationFromRow);
-    if (f.match === undefined) {
+    if (f.words === undefined) {
       return run(`SELECT ${OPERATION_COLUMNS} FROM ${from} WHERE ${where.join(" AND ")} ${order} LIMIT ?`, [
         ...params,
         f.limit,
@@ -161,20 +164,21 @@ export class McpReadModel {
     // account's operations are stored roughly in date order, so the range is narrow), in growing
     // windows. That answer is exact once it fills the page or covers every candidate. A word still
     // short of a page after the widest window is rare: its few matches are listed and fetched by id.
+    const match = ftsQuery(f.words);
     for (const window of [f.limit * 4, f.limit * 40, f.limit * 400]) {
-      const candidates = this.db
-        .query<{ id: number }, (string | number)[]>(
+      const candidates = this.port
+        .prepare<{ id: number }, (string | number)[]>(
           `SELECT o.id FROM ${from} WHERE ${where.join(" AND ")} ${order} LIMIT ?`,
         )
         .all(...params, window)
         .map((r) => r.id);
       if (candidates.length === 0) return [];
       const matched = new Set(
-        this.db
-          .query<{ id: number }, [string, number, number]>(
+        this.port
+          .prepare<{ id: number }, [string, number, number]>(
             "SELECT rowid AS id FROM operations_fts WHERE operations_fts MATCH ? AND rowid BETWEEN ? AND ?",
           )
-          .all(f.match, Math.min(...candidates), Math.max(...candidates))
+          .all(match, Math.min(...candidates), Math.max(...candidates))
           .map((r) => r.id),
       );
       const hits = candidates.filter((id) => matched.has(id)).slice(0, f.limit);
@@ -190,7 +194,7 @@ export class McpReadModel {
       `SELECT ${OPERATION_COLUMNS} FROM operations o NOT INDEXED
         WHERE o.id IN (SELECT rowid FROM operations_fts WHERE operations_fts MATCH ?) AND ${where.join(" AND ")}
         ${order} LIMIT ?`,
-      [f.match, ...params, f.limit],
+      [match, ...params, f.limit],
     );
   }
 }
@@ -212,11 +216,9 @@ export function searchWords(text: string, maxWords = 12): string[] | null {
 }
 
 /**
- * Free text as an FTS5 query: each word becomes a quoted string token (inner quotes doubled), so
- * no FTS5 operator or column filter can come from the user, with a prefix star; words are ANDed.
- * Null when nothing searchable is left (see `searchWords`).
+ * Search words as an FTS5 query: each word becomes a quoted string token (inner quotes doubled),
+ * so no FTS5 operator or column filter can come from the user, with a prefix star; words are ANDed.
  */
-export function ftsQuery(text: string, maxWords = 12): string | null {
-  const words = searchWords(text, maxWords);
-  return words?.map((w) => `"${w.replaceAll('"', '""')}"*`).join(" ") ?? null;
+export function ftsQuery(words: string[]): string {
+  return words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(" ");
 }

@@ -16,6 +16,7 @@ import type { Principal, TokenGuard } from "../auth/guard";
 import { ApiError, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
+import { StoreUnavailable } from "../db/sql-port";
 import { bodyPolicyOption, isInvalidBody } from "../http/body-policy";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { type RequestState, withRequestState } from "../http/request-state";
@@ -405,6 +406,9 @@ export function mcpRoutes(deps: McpRouteDeps) {
           // Fail closed, like an unavailable session store: no data goes out unaudited.
           if (e instanceof AgentAuditFailed)
             throw new ApiError("service_unavailable", "Журнал аудита недоступен");
+          // The shared database did not answer: the same 503 as REST, never a JSON-RPC internal error.
+          if (e instanceof StoreUnavailable)
+            throw new ApiError("service_unavailable", "База данных недоступна");
           deps.logger.error("agent request failed", {
             request_id: state.requestId,
             error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),

@@ -1,12 +1,12 @@
 // GET /readyz: whether this process can do its work now (liveness is /healthz). Each check names
 // what failed, so that a load balancer's log or an operator's curl says why.
-import type { Database } from "bun:sqlite";
 import type { Clock } from "../core/clock";
 
 export type CheckResult = "ok" | string;
 
 export interface ReadinessDeps {
-  sqlite: Database;
+  /** Whether the database takes writes now ("ok" or why not). */
+  databaseWritable: () => CheckResult;
   clock: Clock;
   /** Migrations this binary carries vs. those the database has applied. */
   migrations: () => { embedded: number; applied: number };
@@ -23,29 +23,12 @@ export interface Readiness {
 
 export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   const checks: Readiness["checks"] = {
-    database: databaseWritable(deps.sqlite),
+    database: deps.databaseWritable(),
     migrations: migrationsCurrent(deps.migrations),
     poller: pollerAlive(deps),
     export_threads: (await deps.exportThreads().catch(() => false)) ? "ok" : "export threads cannot start",
   };
   return { ready: Object.values(checks).every((c) => c === "ok"), checks };
-}
-
-function databaseWritable(sqlite: Database): CheckResult {
-  try {
-    // Takes the write lock (as every write does) and gives it back: fails when the file or its
-    // folder became read-only, or another process holds the lock past busy_timeout.
-    sqlite.exec("BEGIN IMMEDIATE");
-    sqlite.exec("ROLLBACK");
-    return "ok";
-  } catch (e) {
-    try {
-      sqlite.exec("ROLLBACK");
-    } catch {
-      // nothing was begun
-    }
-    return `database not writable: ${e instanceof Error ? e.message : String(e)}`;
-  }
 }
 
 function migrationsCurrent(migrations: ReadinessDeps["migrations"]): CheckResult {

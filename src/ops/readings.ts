@@ -1,7 +1,7 @@
 // What /metrics reads from the database and the file system at scrape time.
-import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import type { Clock } from "../core/clock";
+import type { Store } from "../db/store";
 import type { OpsReadings } from "./metrics";
 
 function fileBytes(path: string): number {
@@ -12,14 +12,15 @@ function fileBytes(path: string): number {
   }
 }
 
-export function sqliteReadings(sqlite: Database, dbPath: string, clock: Clock): OpsReadings {
-  const byStatus = sqlite.query<{ status: string; count: number }, []>(
-    "SELECT status, count(*) AS count FROM statements GROUP BY status",
+export function storeReadings(store: Store, dbPath: string, clock: Clock): OpsReadings {
+  const { port } = store;
+  const byStatus = port.prepare<{ status: string; count: number }, []>(
+    "SELECT status, count(*) AS count FROM statements GROUP BY status ORDER BY status",
   );
-  const oldest = sqlite.query<{ created_at: string | null }, []>(
+  const oldest = port.prepare<{ created_at: string | null }, []>(
     "SELECT min(created_at) AS created_at FROM statements WHERE status = 'processing'",
   );
-  const sessions = sqlite.query<{ count: number }, [number]>(
+  const sessions = port.prepare<{ count: number }, [number]>(
     "SELECT count(*) AS count FROM mcp_sessions WHERE expires_at_ms > ?",
   );
   return {
@@ -30,9 +31,17 @@ export function sqliteReadings(sqlite: Database, dbPath: string, clock: Clock): 
       return Math.max(0, (clock.now().getTime() - Date.parse(at)) / 1000);
     },
     openAgentSessions: () => sessions.get(clock.now().getTime())?.count ?? 0,
-    databaseBytes: () =>
-      dbPath === ":memory:"
+    databaseBytes: () => {
+      if (store.kind === "postgres") {
+        // The shared database's size; it has no WAL file of svc's own.
+        const row = port
+          .prepare<{ bytes: number }, []>("SELECT pg_database_size(current_database()) AS bytes")
+          .get();
+        return { database: row?.bytes ?? 0, wal: 0 };
+      }
+      return dbPath === ":memory:"
         ? { database: 0, wal: 0 }
-        : { database: fileBytes(dbPath), wal: fileBytes(`${dbPath}-wal`) },
+        : { database: fileBytes(dbPath), wal: fileBytes(`${dbPath}-wal`) };
+    },
   };
 }

@@ -19,6 +19,8 @@ export interface PollerDeps {
   logger: Logger;
   today: () => string;
   intervalMs: number;
+  /** How long a statement is held without renewing (default LEASE_MS). */
+  leaseMs?: number;
   batchSize?: number;
   concurrency?: number;
   /** Minimum gap between two calls to one bank; real banks allow 5–20 requests per second. */
@@ -125,7 +127,11 @@ export class StatementPoller {
   private async handle(initial: StatementRow): Promise<void> {
     // Taken, or left: another poller (another replica) may hold it, or it has moved on since it was
     // selected. The lease's row is the database's, not a cached one.
-    const row = this.deps.repo.takeLease(initial.id, this.now(), this.now() + LEASE_MS);
+    const row = this.deps.repo.takeLease(
+      initial.id,
+      this.now(),
+      this.now() + (this.deps.leaseMs ?? LEASE_MS),
+    );
     if (row === null) return;
     try {
       await this.work(row);
@@ -188,7 +194,7 @@ export class StatementPoller {
       if (chunk.length === STORE_CHUNK) {
         store();
         chunk = [];
-        this.deps.repo.extendLease(row.id, this.now() + LEASE_MS);
+        this.deps.repo.extendLease(row.id, this.now() + (this.deps.leaseMs ?? LEASE_MS));
         await yieldToEventLoop();
       }
     }

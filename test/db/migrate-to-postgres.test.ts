@@ -45,8 +45,7 @@ async function installationWithEveryTable(dbPath: string): Promise<void> {
   const t = makeTestApp({}, "2026-11-20T09:00:00Z", { dbPath });
   const w = t.fixtures.world({ ops_per_day: 40 });
   await readyStatement(t, w.token, w.account.bank_account_id, "2026-10-01", "2026-10-31");
-  t.services.mcp.close();
-  t.services.database.close();
+  t.services.store.close();
 
   const db = new Database(dbPath, { strict: true });
   db.exec("PRAGMA foreign_keys = ON");

@@ -142,16 +142,24 @@ describe("svc migrate with SVC_DATABASE_URL", () => {
     expect(missing.err + missing.out).not.toContain("s3cret");
   });
 
-  test("svc serve and svc admin refuse rather than serve a SQLite file instead", async () => {
+  test("with it set, svc admin and a replica without a shared key refuse; no SQLite file is made", async () => {
     const url = await freshDatabase();
     const dir = tempDir("svc-pgm-");
-    for (const args of [["serve"], ["admin", "company", "list"]]) {
-      const r = await outcome(svc(args, { SVC_DATABASE_URL: url, SVC_DB_PATH: join(dir, "svc.db") }));
+    const cases: [string[], Record<string, string>, string][] = [
+      [["admin", "company", "list"], {}, "SVC_DATABASE_URL: svc admin работает с файлом SQLite"],
+      [["serve"], {}, "SVC_SECRET_KEY: с PostgreSQL нужен один и тот же ключ на всех репликах"],
+      [
+        ["serve", "--demo"],
+        { SVC_SECRET_KEY: Buffer.alloc(32, 1).toString("base64") },
+        "SVC_DATABASE_URL: --demo работает только с SQLite",
+      ],
+    ];
+    for (const [args, env, message] of cases) {
+      const r = await outcome(svc(args, { SVC_DATABASE_URL: url, SVC_DB_PATH: join(dir, "svc.db"), ...env }));
       expect(r.code).toBe(2);
       expect(existsSync(join(dir, "svc.db"))).toBe(false);
-      expect(r.err).toContain(
-        "SVC_DATABASE_URL: в этой версии PostgreSQL принимает только схему (svc migrate)",
-      );
+      expect(r.err).toContain(message);
+      expect(r.err).not.toContain(url);
     }
   });
 });

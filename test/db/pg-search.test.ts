@@ -1,24 +1,31 @@
-// search_operations on PostgreSQL (src/db/pg/operations-search.ts) against the SQLite read model
-// and a plain filter written here: the same operations in both stores, the same queries, the same
-// pages, with the module's plan sizes and with tiny ones that send nearly every text query through
-// the day-keyed GIN index, capped spans and restarts.
+// search_operations on PostgreSQL (src/db/pg/operations-search.ts, through the synchronous port the
+// service reads with) against the SQLite read model and a plain filter written here: the same
+// operations in both stores, the same queries, the same pages, with the module's plan sizes and
+// with tiny ones that send nearly every text query through the day-keyed GIN index, capped spans
+// and restarts.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { drizzle } from "drizzle-orm/postgres-js";
+import { migrate as migrateFolder } from "drizzle-orm/postgres-js/migrator";
 import fc from "fast-check";
+import type postgres from "postgres";
 import { migrate, type OpenedDatabase, openDatabase } from "../../src/db/open";
 import {
   type PgOperationFilter,
   type SearchTuning,
   searchOperations,
 } from "../../src/db/pg/operations-search";
+import { postgresPort } from "../../src/db/pg/port";
+import { PgSyncClient } from "../../src/db/pg/sync-client";
+import { type SqlPort, type SqlValue, sqlitePort } from "../../src/db/sql-port";
 import type { StatementOperation } from "../../src/formats/types";
-import { ftsQuery, McpReadModel, searchWords } from "../../src/mcp/read-model";
-import { type OwnDatabase, ownDatabase, PG_MIGRATIONS } from "../helpers/pg";
+import { McpReadModel, searchWords } from "../../src/mcp/read-model";
+import { PG_MIGRATIONS } from "../helpers/pg";
+import { connect, freshDatabase, migratedDatabase } from "../helpers/postgres";
 import { tempDir } from "../helpers/server";
 
-const URL = process.env.SVC_TEST_DATABASE_URL;
 const ACCOUNTS = ["acc-a", "acc-b"];
 const INNS = ["7700000001", "7700000002", "500100732259", "7707083893"];
 const WORDS = [
@@ -64,6 +71,18 @@ const SEPARATORS = [" ", " ", " ", ", ", ". ", " - ", "/", " №", " «", "» ",
 // doc_number is indexed by SQLite without the ё → е folding (migration 0008), so no ё there.
 const DOC_NUMBERS = ["15", "A-12", "2024-7", "Б-3", "№77", "12/24", "x9"];
 const COLUMNS = ["purpose", "payer_name", "payee_name", "doc_number"] as const;
+
+const clients: PgSyncClient[] = [];
+afterAll(() => {
+  for (const c of clients.splice(0)) c.close();
+});
+
+/** The service's way to the database at `url`: the synchronous port, on a client of its own. */
+function syncPort(url: string): SqlPort {
+  const client = new PgSyncClient(url, { timeoutMs: 10_000 });
+  clients.push(client);
+  return postgresPort(client);
+}
 
 interface Row {
   bank_account_id: string;
@@ -222,17 +241,19 @@ class Stores {
   tuning: SearchTuning | undefined;
 
   constructor(
-    readonly pg: OwnDatabase,
+    /** postgres.js on the PostgreSQL database, to load it. */
+    readonly load: postgres.Sql,
+    /** The same database as searchOperations reads it. */
+    readonly pg: SqlPort,
     readonly sqlite: OpenedDatabase,
     readonly read: McpReadModel,
   ) {}
 
-  static async open(prefix: string): Promise<Stores> {
-    const pg = await ownDatabase(URL!, prefix);
-    await pg.migrate();
+  static async open(): Promise<Stores> {
+    const url = await migratedDatabase();
     const sqlite = openDatabase(":memory:");
     migrate(sqlite.db);
-    return new Stores(pg, sqlite, new McpReadModel(sqlite.sqlite));
+    return new Stores(connect(url), syncPort(url), sqlite, new McpReadModel(sqlitePort(sqlite.sqlite)));
   }
 
   async insert(rows: Row[]): Promise<void> {
@@ -244,29 +265,25 @@ class Stores {
       for (const r of rows) insert.run(...keys.map((k) => r[k]));
     })();
     for (let i = 0; i < rows.length; i += 500) {
-      await this.pg.sql`INSERT INTO operations ${this.pg.sql(rows.slice(i, i + 500))}`;
+      await this.load`INSERT INTO operations ${this.load(rows.slice(i, i + 500))}`;
     }
   }
 
   /** One page from each store; they must be equal, operation by operation. */
-  async page(f: PgOperationFilter): Promise<StatementOperation[]> {
-    const fromPg = await searchOperations(this.pg.sql, f, this.tuning);
-    const { words, ...rest } = f;
-    const fromSqlite = this.read.searchOperations({
-      ...rest,
-      match: words?.map((w) => ftsQuery(w)!).join(" "),
-    });
+  page(f: PgOperationFilter): StatementOperation[] {
+    const fromPg = searchOperations(this.pg, f, this.tuning);
+    const fromSqlite = this.read.searchOperations(f);
     expect(fromPg).toEqual(fromSqlite);
     return fromPg;
   }
 
   /** Up to `pages` pages through the cursor, then the rest in one: the ids in order. */
-  async pages(f: PgOperationFilter, pages = 6): Promise<string[]> {
+  pages(f: PgOperationFilter, pages = 6): string[] {
     const ids: string[] = [];
     let after = f.after;
     for (let n = 0; ; n++) {
       const limit = n < pages ? f.limit : 10_000;
-      const page = await this.page({ ...f, after, limit });
+      const page = this.page({ ...f, after, limit });
       ids.push(...page.map((o) => o.operation_id));
       if (page.length < limit) return ids;
       const last = page[page.length - 1]!;
@@ -274,22 +291,20 @@ class Stores {
     }
   }
 
-  async close(): Promise<void> {
+  close(): void {
     this.sqlite.close();
-    await this.pg.drop();
   }
 }
 
-/** Both stores holding `rows` for the tests of a describe block. */
-function storesWith(prefix: string, rows: Row[]): Stores {
+/** Both stores holding `rows` for the tests of a describe block (the database goes at the file's end). */
+function storesWith(rows: Row[]): Stores {
   const stores = {} as { it: Stores };
   beforeAll(async () => {
-    expect(URL, "SVC_TEST_DATABASE_URL: run through make test").toBeString();
-    stores.it = await Stores.open(prefix);
+    stores.it = await Stores.open();
     await stores.it.insert(rows);
   });
-  afterAll(async () => {
-    await stores.it?.close();
+  afterAll(() => {
+    stores.it?.close();
   });
   // The stores exist only once beforeAll has run; the tests hold this stand-in from the start.
   return new Proxy({} as Stores, {
@@ -301,7 +316,7 @@ function storesWith(prefix: string, rows: Row[]): Stores {
 describe("search on PostgreSQL = the SQLite read model = a plain filter", () => {
   const rows = randomRows();
 
-  const stores = storesWith("svc_search", rows);
+  const stores = storesWith(rows);
 
   // A query word: a prefix of a stored token (case and ё changed at random), two neighbouring
   // tokens joined by punctuation (a phrase), or a word stored nowhere.
@@ -359,12 +374,12 @@ describe("search on PostgreSQL = the SQLite read model = a plain filter", () => 
   ];
 
   for (const [name, tuning] of TUNINGS) {
-    test(`random queries, page by page (${name})`, async () => {
+    test(`random queries, page by page (${name})`, () => {
       stores.tuning = tuning;
       let nonEmpty = 0;
-      await fc.assert(
-        fc.asyncProperty(filter, async (f) => {
-          const got = await stores.pages(f);
+      fc.assert(
+        fc.property(filter, (f) => {
+          const got = stores.pages(f);
           expect(got).toEqual(plainFilter(rows, f));
           if (got.length > 0) nonEmpty++;
         }),
@@ -374,14 +389,14 @@ describe("search on PostgreSQL = the SQLite read model = a plain filter", () => 
       expect(nonEmpty).toBeGreaterThan(100);
     }, 120_000);
 
-    test(`every word of every operation, as a prefix of each length, on small pages (${name})`, async () => {
+    test(`every word of every operation, as a prefix of each length, on small pages (${name})`, () => {
       stores.tuning = tuning;
       const seen = new Set<string>();
       for (const r of rows.slice(0, 300)) for (const t of tokens(r.purpose)) seen.add(t);
       for (const t of seen) {
         for (const w of new Set([t.slice(0, 1), t.slice(0, 3), t])) {
           const f = { bankAccountId: ACCOUNTS[0]!, dateFrom: day(0), dateTo: day(59), words: [w], limit: 3 };
-          expect({ w, ids: await stores.pages(f, 3) }).toEqual({ w, ids: plainFilter(rows, f) });
+          expect({ w, ids: stores.pages(f, 3) }).toEqual({ w, ids: plainFilter(rows, f) });
         }
       }
     }, 120_000);
@@ -409,9 +424,9 @@ describe("named cases", () => {
     }),
   );
 
-  const stores = storesWith("svc_search_named", rows);
+  const stores = storesWith(rows);
 
-  const find = async (q: Partial<PgOperationFilter> & { text?: string }) => {
+  const find = (q: Partial<PgOperationFilter> & { text?: string }) => {
     const { text: words, ...rest } = q;
     const f: PgOperationFilter = {
       bankAccountId: "acc-n",
@@ -421,54 +436,54 @@ describe("named cases", () => {
       ...rest,
       words: words === undefined ? undefined : searchWords(words)!,
     };
-    const ids = await stores.pages(f);
+    const ids = stores.pages(f);
     expect(ids).toEqual(plainFilter(rows, f));
     return ids;
   };
 
-  test("ё and е find each other, in the text and in the query", async () => {
-    expect(await find({ text: "счет" })).toEqual(["n0", "n1", "n6"]);
-    expect(await find({ text: "СЧЁТ" })).toEqual(["n0", "n1", "n6"]);
-    expect(await find({ text: "елоч" })).toEqual(["n2", "n3"]);
-    expect(await find({ text: "Ёлочн" })).toEqual(["n2", "n3"]);
+  test("ё and е find each other, in the text and in the query", () => {
+    expect(find({ text: "счет" })).toEqual(["n0", "n1", "n6"]);
+    expect(find({ text: "СЧЁТ" })).toEqual(["n0", "n1", "n6"]);
+    expect(find({ text: "елоч" })).toEqual(["n2", "n3"]);
+    expect(find({ text: "Ёлочн" })).toEqual(["n2", "n3"]);
   });
 
-  test("upper and lower case, Latin diacritics", async () => {
-    expect(await find({ text: "оплата" })).toEqual(["n0", "n1"]);
-    expect(await find({ text: "CAFE muller STRASSE" })).toEqual([]);
-    expect(await find({ text: "cafe MÜLL straße" })).toEqual(["n4"]);
+  test("upper and lower case, Latin diacritics", () => {
+    expect(find({ text: "оплата" })).toEqual(["n0", "n1"]);
+    expect(find({ text: "CAFE muller STRASSE" })).toEqual([]);
+    expect(find({ text: "cafe MÜLL straße" })).toEqual(["n4"]);
   });
 
-  test("words are prefixes; all must match; a word cut by punctuation is a phrase", async () => {
-    expect(await find({ text: "опл" })).toEqual(["n0", "n1"]);
-    expect(await find({ text: "опл 15" })).toEqual(["n1"]);
-    expect(await find({ text: "счет-факт" })).toEqual(["n6"]);
-    expect(await find({ text: "счет-12" })).toEqual([]);
-    expect(await find({ text: "10.10.20" })).toEqual(["n0"]);
-    expect(await find({ text: "10.2024" })).toEqual(["n0"]);
-    expect(await find({ text: "10.11" })).toEqual([]);
-    expect(await find({ text: "плата" })).toEqual([]);
+  test("words are prefixes; all must match; a word cut by punctuation is a phrase", () => {
+    expect(find({ text: "опл" })).toEqual(["n0", "n1"]);
+    expect(find({ text: "опл 15" })).toEqual(["n1"]);
+    expect(find({ text: "счет-факт" })).toEqual(["n6"]);
+    expect(find({ text: "счет-12" })).toEqual([]);
+    expect(find({ text: "10.10.20" })).toEqual(["n0"]);
+    expect(find({ text: "10.2024" })).toEqual(["n0"]);
+    expect(find({ text: "10.11" })).toEqual([]);
+    expect(find({ text: "плата" })).toEqual([]);
   });
 
-  test("counterparty INN only, amount range only, direction", async () => {
-    expect(await find({ counterpartyInn: INNS[1] })).toEqual(["n1", "n3", "n5"]);
-    expect(await find({ amountMinKopecks: 200_000, amountMaxKopecks: 400_000 })).toEqual(["n1", "n2", "n3"]);
-    expect(await find({ amountMinKopecks: 700_000 })).toEqual(["n6"]);
-    expect(await find({ direction: "debit" })).toEqual([]);
+  test("counterparty INN only, amount range only, direction", () => {
+    expect(find({ counterpartyInn: INNS[1] })).toEqual(["n1", "n3", "n5"]);
+    expect(find({ amountMinKopecks: 200_000, amountMaxKopecks: 400_000 })).toEqual(["n1", "n2", "n3"]);
+    expect(find({ amountMinKopecks: 700_000 })).toEqual(["n6"]);
+    expect(find({ direction: "debit" })).toEqual([]);
   });
 
-  test("an absent word, an empty result, the edges of the period", async () => {
-    expect(await find({ text: "зебра" })).toEqual([]);
-    expect(await find({ text: "опл", counterpartyInn: "7700000002", dateTo: day(5) })).toEqual([]);
+  test("an absent word, an empty result, the edges of the period", () => {
+    expect(find({ text: "зебра" })).toEqual([]);
+    expect(find({ text: "опл", counterpartyInn: "7700000002", dateTo: day(5) })).toEqual([]);
     // Both ends are inclusive.
-    expect(await find({ dateFrom: day(10), dateTo: day(30) })).toEqual(["n1", "n2", "n3"]);
-    expect(await find({ dateFrom: day(11), dateTo: day(29) })).toEqual(["n2"]);
-    expect(await find({ text: "займ", dateFrom: day(50), dateTo: day(50) })).toEqual(["n5"]);
-    expect(await find({ text: "займ", dateFrom: day(51) })).toEqual([]);
+    expect(find({ dateFrom: day(10), dateTo: day(30) })).toEqual(["n1", "n2", "n3"]);
+    expect(find({ dateFrom: day(11), dateTo: day(29) })).toEqual(["n2"]);
+    expect(find({ text: "займ", dateFrom: day(50), dateTo: day(50) })).toEqual(["n5"]);
+    expect(find({ text: "займ", dateFrom: day(51) })).toEqual([]);
   });
 
-  test("keyset pages continue after the cursor", async () => {
-    expect(await find({ after: { doc_date: day(10), operation_id: "n1" }, limit: 2 })).toEqual([
+  test("keyset pages continue after the cursor", () => {
+    expect(find({ after: { doc_date: day(10), operation_id: "n1" }, limit: 2 })).toEqual([
       "n2",
       "n3",
       "n4",
@@ -480,7 +495,6 @@ describe("named cases", () => {
 
 describe("the folding", () => {
   test("every character of Latin-1, Latin Extended-A and Cyrillic U+0400-U+045F splits and folds as FTS5 does", async () => {
-    expect(URL, "SVC_TEST_DATABASE_URL: run through make test").toBeString();
     const texts: string[] = [];
     for (const [a, b] of [
       [0x20, 0x17f],
@@ -502,22 +516,17 @@ describe("the folding", () => {
         .map((r) => r.term);
     });
     fts.close();
-    const pg = await ownDatabase(URL!, "svc_search_fold", 1);
-    try {
-      await pg.migrate();
-      const got = await pg.sql<
-        { words: string[] }[]
-      >`SELECT svc_words(t) AS words FROM unnest(${texts}::text[]) AS t`;
-      expect(got.map((r) => r.words)).toEqual(sqliteWords);
-    } finally {
-      await pg.drop();
-    }
+    // Through the port, as the search sends its words: a text[] parameter holding quotes,
+    // backslashes, braces and commas too.
+    const got = syncPort(await migratedDatabase())
+      .prepare<{ words: string[] }>("SELECT svc_words(t) AS words FROM unnest(?::text[]) AS t")
+      .all(texts as unknown as SqlValue);
+    expect(got.map((r) => r.words)).toEqual(sqliteWords);
   });
 });
 
 describe("migration 0004_operations_search", () => {
   test("operations stored before it are found, and new ones too", async () => {
-    expect(URL, "SVC_TEST_DATABASE_URL: run through make test").toBeString();
     // The baseline alone, as a database migrated before 0001 has it.
     const before = join(tempDir(), "migrations-pg");
     mkdirSync(join(before, "meta"), { recursive: true });
@@ -525,37 +534,33 @@ describe("migration 0004_operations_search", () => {
     const journal = await Bun.file(join(PG_MIGRATIONS, "meta/_journal.json")).json();
     journal.entries = journal.entries.slice(0, 1);
     writeFileSync(join(before, "meta/_journal.json"), JSON.stringify(journal));
-    const pg = await ownDatabase(URL!, "svc_search_upgrade", 1);
-    try {
-      await pg.migrate(before);
-      const old = row({
-        bank_account_id: "acc-u",
-        operation_id: "u1",
-        doc_date: "2024-05-01",
-        purpose: "Аренда офиса",
-      });
-      await pg.sql`INSERT INTO operations ${pg.sql(old)}`;
-      await pg.migrate();
-      const fresh = { ...old, operation_id: "u2", purpose: "Аренда склада" };
-      await pg.sql`INSERT INTO operations ${pg.sql(fresh)}`;
-      const f = { bankAccountId: "acc-u", dateFrom: "2024-05-01", dateTo: "2024-05-01", limit: 10 };
-      const found = async (text: string) =>
-        (await searchOperations(pg.sql, { ...f, words: searchWords(text)! })).map((o) => o.operation_id);
-      expect(await found("аренд")).toEqual(["u1", "u2"]);
-      expect(await found("офис")).toEqual(["u1"]);
-      expect(await found("склад")).toEqual(["u2"]);
-      // Found through the GIN index too: an ordered window of one row, then the day's index entries.
-      await pg.sql`INSERT INTO operations ${pg.sql(
-        Array.from({ length: 100 }, (_, i) => ({ ...old, operation_id: `a${i}`, purpose: "Оплата" })),
-      )}`;
-      const throughIndex = { window: () => 1, spanCap: () => 10 };
-      expect(
-        (await searchOperations(pg.sql, { ...f, words: ["склад"], limit: 1 }, throughIndex)).map(
-          (o) => o.operation_id,
-        ),
-      ).toEqual(["u2"]);
-    } finally {
-      await pg.drop();
-    }
+    const url = await freshDatabase();
+    const sql = connect(url);
+    await migrateFolder(drizzle(sql), { migrationsFolder: before });
+    const old = row({
+      bank_account_id: "acc-u",
+      operation_id: "u1",
+      doc_date: "2024-05-01",
+      purpose: "Аренда офиса",
+    });
+    await sql`INSERT INTO operations ${sql(old)}`;
+    await migrateFolder(drizzle(sql), { migrationsFolder: PG_MIGRATIONS });
+    const fresh = { ...old, operation_id: "u2", purpose: "Аренда склада" };
+    await sql`INSERT INTO operations ${sql(fresh)}`;
+    const pg = syncPort(url);
+    const f = { bankAccountId: "acc-u", dateFrom: "2024-05-01", dateTo: "2024-05-01", limit: 10 };
+    const found = (text: string) =>
+      searchOperations(pg, { ...f, words: searchWords(text)! }).map((o) => o.operation_id);
+    expect(found("аренд")).toEqual(["u1", "u2"]);
+    expect(found("офис")).toEqual(["u1"]);
+    expect(found("склад")).toEqual(["u2"]);
+    // Found through the GIN index too: an ordered window of one row, then the day's index entries.
+    await sql`INSERT INTO operations ${sql(
+      Array.from({ length: 100 }, (_, i) => ({ ...old, operation_id: `a${i}`, purpose: "Оплата" })),
+    )}`;
+    const throughIndex = { window: () => 1, spanCap: () => 10 };
+    expect(
+      searchOperations(pg, { ...f, words: ["склад"], limit: 1 }, throughIndex).map((o) => o.operation_id),
+    ).toEqual(["u2"]);
   });
 });

@@ -45,6 +45,25 @@ describe("compiled svc", () => {
     const pgTotal = embeddedPgMigrations().length;
     expect(pgMigrate.stdout.toString()).toContain(`${pgTotal} of ${pgTotal} in place`);
 
+    // A replica on PostgreSQL: its statements run in a worker thread, another entrypoint of the binary.
+    const replica = await startServe({
+      command: [binary],
+      cwd: workDir,
+      dbPath: join(workDir, "unused/svc.db"),
+      env: {
+        SVC_DATABASE_URL: await freshDatabase(),
+        SVC_SECRET_KEY: Buffer.alloc(32, 3).toString("base64"),
+      },
+    });
+    running.push(replica);
+    const seeded = await seedIntegration(replica);
+    const listed = await fetch(`${replica.url}/api/v1/integration/statements`, {
+      headers: { authorization: `Bearer ${seeded.token}` },
+    });
+    expect(listed.status).toBe(200);
+    expect(await replica.stop("SIGTERM")).toBe(0);
+    expect(existsSync(join(workDir, "unused"))).toBe(false);
+
     const server = await startServe({
       command: [binary],
       cwd: workDir,

@@ -46,8 +46,7 @@ export function makeFileTestApp(env: Record<string, string> = {}): FileTestApp {
     dbPath,
     dir,
     close() {
-      t.services.mcp.close();
-      t.services.database.close();
+      t.services.store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   });

@@ -1,5 +1,6 @@
 // The same repository on both stores: SQLite in memory and a fresh PostgreSQL database of the
 // suite's server, both migrated, each holding company c1 with account acc1.
+import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll } from "bun:test";
 import { migrate, openDatabase } from "../../src/db/open";
 import { postgresPort } from "../../src/db/pg/port";
@@ -15,9 +16,9 @@ export const UNCACHED: CacheChanges = { keepRows: false, register() {}, check() 
 
 /**
  * `ports`: [SQLite, PostgreSQL], filled before the file's tests; `pgPort()` opens another client
- * on the same PostgreSQL database: another replica.
+ * on the same PostgreSQL database: another replica; `sqlite`: the SQLite port's database.
  */
-export function twoStores(): { ports: SqlPort[]; pgPort(): SqlPort } {
+export function twoStores(): { ports: SqlPort[]; pgPort(): SqlPort; sqlite: Database } {
   const sqlite = openDatabase(":memory:");
   migrate(sqlite.db);
   const clients: PgSyncClient[] = [];
@@ -40,5 +41,5 @@ export function twoStores(): { ports: SqlPort[]; pgPort(): SqlPort } {
     for (const c of clients.splice(0)) c.close();
     sqlite.close();
   });
-  return { ports, pgPort };
+  return { ports, pgPort, sqlite: sqlite.sqlite };
 }

@@ -49,11 +49,20 @@ describe("the tool registry", () => {
     migrate(database.db);
     const config = loadConfig({ SVC_DB_PATH: path });
     const services = buildServices(config, database, new ManualClock(), silentLogger);
-    const ro = services.mcp.readDb;
+    const store = services.store;
+    if (store.kind !== "sqlite") throw new Error("a SQLite store was built");
+    const ro = store.readDatabase;
     const tools = services.mcp.tools;
     try {
       expect(ro).not.toBe(database.sqlite);
-      expect(tools.deps.read.db).toBe(ro);
+      expect(tools.deps.read.port).toBe(store.readPort);
+      expect(() =>
+        store.readPort
+          .prepare(
+            "INSERT INTO companies (id, name, inn, kpp, created_at) VALUES ('y', 'y', '1', NULL, 'now')",
+          )
+          .run(),
+      ).toThrow();
       expect(() =>
         ro.run("INSERT INTO companies (id, name, inn, kpp, created_at) VALUES ('x', 'x', '1', NULL, 'now')"),
       ).toThrow();
@@ -68,8 +77,7 @@ describe("the tool registry", () => {
       const company = services.admin.createCompany({ name: "ООО Запись", inn: "7719617469" });
       expect(tools.deps.read.company(company.company_id)?.name).toBe("ООО Запись");
     } finally {
-      services.mcp.close();
-      database.close();
+      store.close();
     }
   });
 });

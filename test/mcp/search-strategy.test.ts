@@ -4,7 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { embeddedMigrations } from "../../src/db/migrations.gen";
 import { embeddedMigrationMeta, migrate, openDatabase } from "../../src/db/open";
-import { ftsQuery, McpReadModel } from "../../src/mcp/read-model";
+import { sqlitePort } from "../../src/db/sql-port";
+import { McpReadModel } from "../../src/mcp/read-model";
 import { makeTestApp } from "../helpers/app";
 import { tempDir } from "../helpers/server";
 
@@ -16,7 +17,7 @@ describe("search_operations text plans", () => {
     await t.services.poller.idle();
     await t.services.poller.tick();
     await t.services.poller.idle();
-    const read = new McpReadModel(t.services.database.sqlite);
+    const read = new McpReadModel(t.services.port);
     const all = read.searchOperations({
       bankAccountId: w.account.bank_account_id,
       dateFrom: "2026-10-01",
@@ -58,7 +59,7 @@ describe("search_operations text plans", () => {
           bankAccountId: w.account.bank_account_id,
           dateFrom: "2026-10-01",
           dateTo: "2026-10-31",
-          match: ftsQuery(word)!,
+          words: [word],
           after,
           limit,
         });
@@ -115,13 +116,13 @@ describe("migration 0004 (prefix indexes)", () => {
     };
     expect(ddl.sql).toContain("prefix='2 3 4 5 6 7 8'");
 
-    const read = new McpReadModel(b.sqlite);
+    const read = new McpReadModel(sqlitePort(b.sqlite));
     const search = (from: string, to: string, word: string) =>
       read.searchOperations({
         bankAccountId: w.account.bank_account_id,
         dateFrom: from,
         dateTo: to,
-        match: ftsQuery(word)!,
+        words: [word],
         limit: 100,
       });
     const stored = read.searchOperations({

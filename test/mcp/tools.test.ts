@@ -1,6 +1,6 @@
 // The six tools from an agent's point of view: shapes, limits, paging, search, access.
 import { describe, expect, test } from "bun:test";
-import { ftsQuery } from "../../src/mcp/read-model";
+import { ftsQuery, searchWords } from "../../src/mcp/read-model";
 import { maskLongNumbers } from "../../src/mcp/views";
 import { makeTestApp } from "../helpers/app";
 import { callTool, initSession, readyStatement, type ToolResultBody } from "./helpers";
@@ -395,9 +395,9 @@ describe("search_operations", () => {
 
 describe("helpers", () => {
   test("ftsQuery quotes every word as an FTS5 string with a prefix star", () => {
-    expect(ftsQuery("Заработная плата")).toBe('"Заработная"* "плата"*');
-    expect(ftsQuery('ООО "Рога')).toBe('"ООО"* """Рога"*');
-    expect(ftsQuery("  -- ** ")).toBeNull();
+    expect(ftsQuery(searchWords("Заработная плата")!)).toBe('"Заработная"* "плата"*');
+    expect(ftsQuery(searchWords('ООО "Рога')!)).toBe('"ООО"* """Рога"*');
+    expect(searchWords("  -- ** ")).toBeNull();
   });
 
   test("maskLongNumbers hides any run of 20+ digits in free text", () => {

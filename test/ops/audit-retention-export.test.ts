@@ -81,8 +81,7 @@ describe("svc admin audit export", () => {
     const t = makeTestApp({}, "2026-11-20T09:00:00Z", { dbPath });
     const { tokenId } = t.fixtures.world({ purpose: "mcp" });
     writeEntries(t, tokenId, 50, 3_600_000);
-    t.services.mcp.close();
-    t.services.database.close();
+    t.services.store.close();
 
     const since = "2026-11-19T00:00:00Z";
     const until = "2026-11-20";

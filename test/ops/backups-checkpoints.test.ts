@@ -47,8 +47,7 @@ describe("scheduled backups", () => {
       expect(report.rows.bank_accounts).toBe(1);
     }
     expect(logs.filter((l) => l.includes('"msg":"backup written"'))).toHaveLength(3);
-    t.services.mcp.close();
-    t.services.database.close();
+    t.services.store.close();
   });
 
   test("a failed backup is logged and leaves the server running", async () => {

@@ -38,6 +38,11 @@ export class PgChangeFeed implements CacheChanges {
     this.clears.set(table, list);
   }
 
+  /** Empties every cache: for changes made behind the repositories. */
+  invalidate(): void {
+    for (const list of this.clears.values()) for (const clear of list) clear();
+  }
+
   /** Empties the caches of every table that changed since the last look (once per run of code,
    *  as ExternalChanges does on SQLite: the look reads shared memory, no statement). */
   check(): void {

@@ -1,9 +1,9 @@
 // search_operations on PostgreSQL: the same rows in the same order as McpReadModel.searchOperations
 // on SQLite, served by the search column and functions of migrations-pg/0004_operations_search.sql.
-import type { Sql } from "postgres";
 import type { StatementOperation } from "../../formats/types";
 import type { OperationFilter } from "../../mcp/read-model";
 import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../../statements/queries";
+import type { SqlPort, SqlValue } from "../sql-port";
 
 export interface PgOperationFilter extends Omit<OperationFilter, "match"> {
   /** The query's words as `searchWords` gives them (never empty); folded and split in SQL. */
@@ -39,19 +39,34 @@ const TUNING: SearchTuning = {
 const SPAN_DAYS = [1, 1, 2];
 const SPAN_DAYS_MAX = 4;
 
+const ORDER = "ORDER BY o.doc_date, o.operation_id";
+
+/**
+ * A parameter value. The text[] and int[] ones are JS arrays, outside the port's SqlValue: the
+ * port hands them to postgres.js (PgSyncClient), which sends them as the array type PostgreSQL
+ * declares for the placeholder (the `::text[]`/`::int[]` casts).
+ */
+type Param = SqlValue | string[] | number[];
+
+/** SQL text with `?` placeholders and their values, in order. */
+interface Clause {
+  text: string;
+  params: Param[];
+}
+
 /** Stored operations of one account matching the filter, ordered by (doc_date, operation_id). */
-export async function searchOperations(
-  sql: Sql,
+export function searchOperations(
+  port: SqlPort,
   f: PgOperationFilter,
   tuning: SearchTuning = TUNING,
-): Promise<StatementOperation[]> {
+): StatementOperation[] {
   if (f.words === undefined) {
-    const o = conditions(sql, f, f.after);
-    const rows = await sql<
-      OperationDbRow[]
-    >`SELECT ${o.columns} FROM operations o WHERE ${o.filters} ${o.inPeriod}
-      ${o.order} LIMIT ${f.limit}`;
-    return rows.map(fromDb);
+    const o = conditions(f, f.after);
+    return all<OperationDbRow>(port, {
+      text: `SELECT ${OPERATION_COLUMNS} FROM operations o WHERE ${o.filters.text} ${o.inPeriod.text}
+      ${ORDER} LIMIT ?`,
+      params: [...o.filters.params, ...o.inPeriod.params, f.limit],
+    }).map(operationFromRow);
   }
   // Each statement reads the first candidates in order, then the days after them span by span
   // through the index, and stops at a full page. A span holding more matches than its cap (a word
@@ -61,32 +76,38 @@ export async function searchOperations(
   const found: StatementOperation[] = [];
   let from = f.after;
   for (let window = tuning.window(f.limit); ; window = tuning.window(f.limit) * 4) {
-    const rows = await textStatement(sql, f, from, f.limit - found.length, window, tuning.spanCap(f.limit));
-    const capped = rows.findIndex((r) => r.span_capped);
-    for (const r of capped === -1 ? rows : rows.slice(0, capped)) found.push(fromDb(r));
+    const rows = all<TextRow>(
+      port,
+      textStatement(f, from, f.limit - found.length, window, tuning.spanCap(f.limit)),
+    );
+    const capped = rows.findIndex((r) => r.span_capped === 1);
+    for (const r of capped === -1 ? rows : rows.slice(0, capped)) found.push(operationFromRow(r));
     if (capped === -1) return found;
     from = { doc_date: rows[capped]!.span_after_date!, operation_id: rows[capped]!.span_after_id! };
   }
 }
 
+function all<Row>(port: SqlPort, statement: Clause): Row[] {
+  return port.prepare<Row>(statement.text).all(...(statement.params as SqlValue[]));
+}
+
 interface TextRow extends OperationDbRow {
-  /** The row comes from a span of days with more matches than the cap: it may not be the next one. */
-  span_capped: boolean;
+  /** 1: the row comes from a span of days with more matches than the cap: it may not be the next one. */
+  span_capped: number;
   /** The key just before that span: where the next statement starts. */
   span_after_date: string | null;
   span_after_id: string | null;
 }
 
 function textStatement(
-  sql: Sql,
   f: PgOperationFilter,
   from: Key | undefined,
   need: number,
   window: number,
   cap: number,
-) {
-  const o = conditions(sql, f, from);
-  const query = sql`(SELECT svc_search_query(${f.words!}::text[]))`; // once, not per row
+): Clause {
+  const o = conditions(f, from);
+  const query = "(SELECT svc_search_query(?::text[]))"; // once, not per row
   const spans = spansOf(
     daysBetween(from && from.doc_date > f.dateFrom ? from.doc_date : f.dateFrom, f.dateTo),
   );
@@ -95,34 +116,61 @@ function textStatement(
   // read only when the window falls short. In the spans the period and the filters are hidden
   // from the b-trees: the index's keys hold only the asked days; each span's matches are capped,
   // then sorted.
-  return sql<TextRow[]>`
+  const text = `
     WITH candidates AS (
-      SELECT o.* FROM operations o WHERE ${o.ordered} ${o.inPeriod} ${o.order} LIMIT ${window}),
+      SELECT o.* FROM operations o WHERE ${o.ordered.text} ${o.inPeriod.text} ${ORDER} LIMIT ?),
     edge AS MATERIALIZED (
       SELECT e.*, ARRAY(SELECT to_char(d, 'YYYY-MM-DD')
-                          FROM generate_series(e.doc_date::date, ${f.dateTo}::date, interval '1 day') AS d) AS days
-        FROM (SELECT o.doc_date, o.operation_id FROM operations o WHERE ${o.ordered} ${o.inPeriod}
-               ${o.order} OFFSET ${window - 1} LIMIT 1) AS e)
-    (SELECT ${o.columns}, false AS span_capped, NULL AS span_after_date, NULL AS span_after_id
-       FROM candidates o WHERE o.search @@ ${query} ${o.checked} ${o.order})
+                          FROM generate_series(e.doc_date::date, ?::date, interval '1 day') AS d) AS days
+        FROM (SELECT o.doc_date, o.operation_id FROM operations o WHERE ${o.ordered.text} ${o.inPeriod.text}
+               ${ORDER} OFFSET ? LIMIT 1) AS e)
+    (SELECT ${OPERATION_COLUMNS}, false AS span_capped, NULL AS span_after_date, NULL AS span_after_id
+       FROM candidates o WHERE o.search @@ ${query} ${o.checked.text} ${ORDER})
     UNION ALL
     (SELECT found.*,
             CASE WHEN span.first = 1 THEN edge.doc_date ELSE edge.days[span.first] END,
             CASE WHEN span.first = 1 THEN edge.operation_id ELSE '' END
        FROM edge
-       CROSS JOIN unnest(${spans.map((s) => s[0])}::int[], ${spans.map((s) => s[1])}::int[]) AS span(first, last)
+       CROSS JOIN unnest(?::int[], ?::int[]) AS span(first, last)
        CROSS JOIN LATERAL (
-         SELECT m.*, count(*) OVER () = ${cap} AS span_capped FROM (
-           SELECT ${o.columns} FROM operations o
+         SELECT m.*, count(*) OVER () = ? AS span_capped FROM (
+           SELECT ${OPERATION_COLUMNS} FROM operations o
             WHERE svc_search_days(o.doc_date, o.counterparty_inn, o.amount, o.search)
-                  @@ svc_search_days_query(${f.words!}::text[], ${f.counterpartyInn ?? null}::text,
-                                           ${amountBuckets(f)}::int[], edge.days[span.first:span.last])
-              AND o.search @@ ${query} AND ${o.rowFilters}
+                  @@ svc_search_days_query(?::text[], ?::text, ?::int[], edge.days[span.first:span.last])
+              AND o.search @@ ${query} AND ${o.rowFilters.text}
               AND (o.doc_date || '', o.operation_id) > (edge.doc_date, edge.operation_id)
-            LIMIT ${cap}) AS m
-          ORDER BY m.doc_date, m.operation_id LIMIT ${need}) AS found
+            LIMIT ?) AS m
+          ORDER BY m.doc_date, m.operation_id LIMIT ?) AS found
       WHERE span.first <= cardinality(edge.days))
-    LIMIT ${need}`;
+    LIMIT ?`;
+  // The values in the order of their placeholders above.
+  const params: Param[] = [
+    // candidates
+    ...o.ordered.params,
+    ...o.inPeriod.params,
+    window,
+    // edge
+    f.dateTo,
+    ...o.ordered.params,
+    ...o.inPeriod.params,
+    window - 1,
+    // the window's matches
+    f.words!,
+    ...o.checked.params,
+    // the spans' matches
+    spans.map((s) => s[0]),
+    spans.map((s) => s[1]),
+    cap,
+    f.words!,
+    f.counterpartyInn ?? null,
+    amountBuckets(f),
+    f.words!,
+    ...o.rowFilters.params,
+    cap,
+    need,
+    need,
+  ];
+  return { text, params };
 }
 
 /**
@@ -134,27 +182,51 @@ function textStatement(
  * an account's or an amount range's hundreds of thousands costs far more than checking them.
  * `inPeriod`: the period, after `from`.
  */
-function conditions(sql: Sql, f: PgOperationFilter, from: Key | undefined) {
-  const ordered = (text: string) => sql`o.bank_account_id${sql.unsafe(text)} = ${f.bankAccountId}
-      ${f.counterpartyInn === undefined ? sql`` : sql`AND o.counterparty_inn${sql.unsafe(text)} = ${f.counterpartyInn}`}`;
-  const checked = (int: string) => sql`
-      ${f.amountMinKopecks === undefined ? sql`` : sql`AND o.amount${sql.unsafe(int)} >= ${f.amountMinKopecks}`}
-      ${f.amountMaxKopecks === undefined ? sql`` : sql`AND o.amount${sql.unsafe(int)} <= ${f.amountMaxKopecks}`}
-      ${f.direction === undefined ? sql`` : sql`AND o.direction = ${f.direction}`}`;
+function conditions(f: PgOperationFilter, from: Key | undefined) {
+  const ordered = (text: string): Clause => {
+    const c: Clause = { text: `o.bank_account_id${text} = ?`, params: [f.bankAccountId] };
+    if (f.counterpartyInn !== undefined) {
+      c.text += ` AND o.counterparty_inn${text} = ?`;
+      c.params.push(f.counterpartyInn);
+    }
+    return c;
+  };
+  const checked = (int: string): Clause => {
+    const c: Clause = { text: "", params: [] };
+    if (f.amountMinKopecks !== undefined) {
+      c.text += ` AND o.amount${int} >= ?`;
+      c.params.push(f.amountMinKopecks);
+    }
+    if (f.amountMaxKopecks !== undefined) {
+      c.text += ` AND o.amount${int} <= ?`;
+      c.params.push(f.amountMaxKopecks);
+    }
+    if (f.direction !== undefined) {
+      c.text += " AND o.direction = ?";
+      c.params.push(f.direction);
+    }
+    return c;
+  };
+  const both = (a: Clause, b: Clause): Clause => ({
+    text: a.text + b.text,
+    params: [...a.params, ...b.params],
+  });
+  const inPeriod: Clause = {
+    text: "AND o.doc_date >= ? AND o.doc_date <= ?",
+    params: [f.dateFrom, f.dateTo],
+  };
+  if (from) {
+    inPeriod.text += " AND (o.doc_date, o.operation_id) > (?, ?)";
+    inPeriod.params.push(from.doc_date, from.operation_id);
+  }
   return {
-    columns: sql.unsafe(OPERATION_COLUMNS),
     ordered: ordered(""),
     checked: checked(""),
-    filters: sql`${ordered("")} ${checked("")}`,
-    rowFilters: sql`${ordered(" || ''")} ${checked(" + 0")}`,
-    inPeriod: sql`AND o.doc_date >= ${f.dateFrom} AND o.doc_date <= ${f.dateTo}
-      ${from ? sql`AND (o.doc_date, o.operation_id) > (${from.doc_date}, ${from.operation_id})` : sql``}`,
-    order: sql`ORDER BY o.doc_date, o.operation_id`,
+    filters: both(ordered(""), checked("")),
+    rowFilters: both(ordered(" || ''"), checked(" + 0")),
+    inPeriod,
   };
 }
-
-/** int8 arrives as a string unless the client parses it; kopecks fit a double exactly. */
-const fromDb = (r: OperationDbRow) => operationFromRow({ ...r, amount: Number(r.amount) });
 
 /**
  * The amount buckets (svc_amount_bucket: bit length, -1 below zero) a range can fall in; null

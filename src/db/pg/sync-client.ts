@@ -6,6 +6,7 @@
 // for sequential awaits of postgres.js (docs/architecture.md, "PostgreSQL behind synchronous stores").
 import { deserialize } from "bun:jsc";
 import { workerEntry } from "../../worker-entry";
+import { StoreUnavailable } from "../sql-port";
 import { describeDatabaseUrl } from "./connect";
 import {
   ANSWER_ID,
@@ -21,6 +22,8 @@ export interface PgSyncOptions {
   timeoutMs: number;
   /** Tables whose announced changes `changes()` counts (see PgChangeFeed). */
   watch?: string[];
+  /** Every transaction of the connection read-only: PostgreSQL itself refuses writes through it. */
+  readOnly?: boolean;
 }
 
 /** An SQL error PostgreSQL answered with (a constraint, a syntax error…): `code` is its SQLSTATE. */
@@ -36,7 +39,7 @@ export class PgQueryError extends Error {
 
 /** PostgreSQL did not answer in time, or could not be reached: the statement's fate is unknown
  *  to the caller, the connection is dropped (an open transaction is rolled back by the server). */
-export class PgUnavailable extends Error {
+export class PgUnavailable extends StoreUnavailable {
   override name = "PgUnavailable";
 }
 
@@ -179,6 +182,7 @@ export class PgSyncClient {
       control: this.control.buffer as SharedArrayBuffer,
       data: this.data,
       watch: this.options.watch ?? [],
+      readOnly: this.options.readOnly ?? false,
     } satisfies SyncWorkerMessage);
     this.worker = worker;
     return worker;

@@ -11,6 +11,8 @@ export interface SyncWorkerStart {
   data: SharedArrayBuffer;
   /** Tables whose changes the worker counts (LISTEN on CHANGES_CHANNEL): control[CHANGES_FROM + i]. */
   watch: string[];
+  /** default_transaction_read_only for the connection. */
+  readOnly: boolean;
 }
 
 export interface SyncWorkerQuery {

@@ -35,7 +35,11 @@ function connect(start: SyncWorkerStart): postgres.Sql {
     connect_timeout: start.connectTimeoutSeconds,
     idle_timeout: 0,
     onnotice: () => {},
-    connection: { application_name: "svc", statement_timeout: start.statementTimeoutMs },
+    connection: {
+      application_name: "svc",
+      statement_timeout: start.statementTimeoutMs,
+      ...(start.readOnly ? { default_transaction_read_only: true } : {}),
+    },
     types: {
       int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: exactNumber },
       bool: {

@@ -4,7 +4,7 @@ import { ruDaysGenitive } from "../../core/plural";
 import { isValidIsoDate } from "../../formats/dates";
 import { parseAmountToKopecks } from "../../formats/money";
 import { daysInclusive } from "../../statements/service";
-import { ftsQuery, type OperationFilter } from "../read-model";
+import { type OperationFilter, searchWords } from "../read-model";
 import { OperationSchema, operationView } from "../views";
 import { BankAccountId, Cursor, DATE_PATTERN, UNTRUSTED } from "./common";
 import type { ToolDefinition } from "./registry";
@@ -89,11 +89,11 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
     if (amountMin !== undefined && amountMax !== undefined && amountMin > amountMax) {
       throw validationError("amount_min", "amount_min больше amount_max");
     }
-    let match: string | undefined;
+    let words: string[] | undefined;
     if (args.query !== undefined) {
-      const q = ftsQuery(args.query);
-      if (q === null) throw validationError("query", "query: нет слов для поиска");
-      match = q;
+      const found = searchWords(args.query);
+      if (found === null) throw validationError("query", "query: нет слов для поиска");
+      words = found;
     }
     let after: OperationFilter["after"];
     const scope = `search_operations ${principal.tokenId} ${args.bank_account_id}`;
@@ -112,7 +112,7 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
       amountMaxKopecks: amountMax,
       counterpartyInn: args.counterparty_inn,
       direction: args.direction,
-      match,
+      words,
       after,
       limit: limit + 1,
     });

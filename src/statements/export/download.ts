@@ -6,11 +6,11 @@ import type { Logger } from "../../core/logger";
 import type { Metrics } from "../../core/metrics";
 import type { StatementRow } from "../queries";
 import { type ExportFormat, exportStatement } from ".";
-import type { ExportQueries } from "./queries";
+import type { ExportReads } from "./queries";
 import type { ExportThreads } from "./threads";
 
 export interface DownloadDeps {
-  exports: ExportQueries;
+  exports: ExportReads;
   exportThreads: ExportThreads;
   logger: Logger;
   timezone: string;

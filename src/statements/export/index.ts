@@ -12,7 +12,7 @@ import {
 import type { DocType, OneCVersion, StatementOperation } from "../../formats/types";
 import type { StatementRow } from "../queries";
 import { oneCDocumentSql } from "./onec-sql";
-import type { ExportQueries } from "./queries";
+import type { ExportReads } from "./queries";
 
 export type ExportFormat = "1c" | "csv" | "json";
 
@@ -76,7 +76,7 @@ function pageCount(operations: number): number {
   return Math.ceil(operations / PAGE);
 }
 
-export function pageRenderer(queries: ExportQueries, job: ExportJob): PageRenderer {
+export function pageRenderer(queries: ExportReads, job: ExportJob): PageRenderer {
   const { statement } = job;
   const range = (n: number) => [n * PAGE, (n + 1) * PAGE] as const;
   switch (job.format) {
@@ -194,7 +194,7 @@ function exportStream(
 export type PageSourceFactory = (job: ExportJob, pages: number, operations: number) => PageSource | null;
 
 export function exportStatement(
-  queries: ExportQueries,
+  queries: ExportReads,
   statement: StatementRow,
   account: { accountNumber: string; alias: string },
   format: ExportFormat,

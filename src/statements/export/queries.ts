@@ -22,7 +22,41 @@ function hasConcat(sqlite: Database): boolean {
   }
 }
 
-export class ExportQueries {
+/** What the exports read, from either store: ExportQueries (SQLite, the export workers too) or
+ *  PostgresExportQueries (pg-queries.ts). */
+export interface ExportReads {
+  /** The operations at these positions of a statement, in seq order. */
+  operationsAt(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    seqs: number[],
+  ): { seq: number; op: StatementOperation }[];
+  /** A statement's operations after `afterSeq` through `lastSeq` as stored csv values
+   *  (CSV_COLUMNS order, amount in kopecks). */
+  operationsCsvPage(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    afterSeq: number,
+    lastSeq: number,
+  ): { seq: number; values: StoredCsvValues }[];
+  /** A statement's operations after `afterSeq` through `lastSeq` as 1C documents laid out by the
+   *  database; `document` is null for a row the field writer must write. */
+  operationsOneCPage(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    version: OneCVersion,
+    afterSeq: number,
+    lastSeq: number,
+  ): { seq: number; document: string | null }[];
+  /** A statement's operations after `afterSeq` through `lastSeq` as json export objects (JSON text,
+   *  byte for byte `operationJson`'s). */
+  operationsJsonPage(
+    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    afterSeq: number,
+    lastSeq: number,
+  ): { seq: number; json: string }[];
+  /** The document kinds among a ready statement's operations, in DOC_TYPES order. */
+  docTypes(statement: Pick<StatementRow, "id" | "doc_types">): string[];
+}
+
+export class ExportQueries implements ExportReads {
   private readonly opsAt;
   private readonly opsCsvPage;
   private readonly opsJsonPage;

@@ -14,8 +14,7 @@ const open: { t: TestApp; other: Database }[] = [];
 afterEach(() => {
   for (const { t, other } of open.splice(0)) {
     other.close();
-    t.services.mcp.close();
-    t.services.database.close();
+    t.services.store.close();
   }
 });
 

@@ -1,0 +1,134 @@
+// The database a process works on, whichever it is: one SQLite file (the default: one server), or
+// a PostgreSQL database shared by several replicas (SVC_DATABASE_URL). Everything above the stores
+// sees the same things of both: a port for statements, a read-only one for the agent tools, the
+// changes that empty row caches, and what readiness and metrics ask of the database.
+import type { Database } from "bun:sqlite";
+import type { Sql } from "postgres";
+import type { Config } from "../config";
+import { migrationState, type OpenedDatabase, openReadOnly } from "./open";
+import { CACHED_TABLES, PgChangeFeed } from "./pg/change-feed";
+import { connectPostgres } from "./pg/connect";
+import { embeddedPgMigrations } from "./pg/migrate";
+import { postgresPort } from "./pg/port";
+import { PgSyncClient } from "./pg/sync-client";
+import { type SqlPort, sqlitePort } from "./sql-port";
+import { type CacheChanges, ExternalChanges } from "./sqlite/row-cache";
+
+/** Row-cache changes, and a way to forget everything (after a change made behind the stores). */
+export interface StoreChanges extends CacheChanges {
+  invalidate(): void;
+}
+
+interface StoreBase {
+  /** The stores' statements and transactions. */
+  readonly port: SqlPort;
+  /** The agent tools' reads: the database itself refuses writes through it. */
+  readonly readPort: SqlPort;
+  readonly changes: StoreChanges;
+  /** Migrations this build carries vs. those the database has applied. */
+  migrationState(): { embedded: number; applied: number };
+  /** "ok", or why a write would fail now. */
+  writable(): "ok" | string;
+  /** Closes every connection (the read-only one first). */
+  close(): void;
+}
+
+export interface SqliteStore extends StoreBase {
+  readonly kind: "sqlite";
+  readonly database: OpenedDatabase;
+  /** The read-only connection (the primary itself for ":memory:", where it is query_only). */
+  readonly readDatabase: Database;
+  readonly changes: ExternalChanges;
+}
+
+export interface PostgresStore extends StoreBase {
+  readonly kind: "postgres";
+  readonly client: PgSyncClient;
+  /** Awaited statements (the shared rate limits): a small pool of their own. */
+  readonly pool: Sql;
+}
+
+export type Store = SqliteStore | PostgresStore;
+
+export function sqliteStore(
+  database: OpenedDatabase,
+  config: Pick<Config, "dbPath" | "rowCache">,
+): SqliteStore {
+  const { sqlite } = database;
+  const readDatabase = openReadOnly(config.dbPath, sqlite);
+  return {
+    kind: "sqlite",
+    database,
+    readDatabase,
+    port: sqlitePort(sqlite),
+    readPort: sqlitePort(readDatabase),
+    // Another process (`svc admin`) may change tokens and accounts: cached rows follow its commits.
+    changes: new ExternalChanges(sqlite, database.walHeader, config.rowCache),
+    migrationState: () => migrationState(sqlite),
+    writable() {
+      try {
+        // Takes the write lock (as every write does) and gives it back: fails when the file or its
+        // folder became read-only, or another process holds the lock past busy_timeout.
+        sqlite.exec("BEGIN IMMEDIATE");
+        sqlite.exec("ROLLBACK");
+        return "ok";
+      } catch (e) {
+        try {
+          sqlite.exec("ROLLBACK");
+        } catch {
+          // nothing was begun
+        }
+        return `database not writable: ${e instanceof Error ? e.message : String(e)}`;
+      }
+    },
+    close() {
+      if (readDatabase !== sqlite) readDatabase.close();
+      // The main connection last (see OpenedDatabase.close).
+      database.close();
+    },
+  };
+}
+
+/**
+ * A replica's connections to the shared database: one for the stores (it also listens for the
+ * other replicas' changes of cached tables) and one, read-only, for the agent tools. Nothing is
+ * asked of PostgreSQL until the first statement; its schema is `svc migrate`'s (or serve's) work.
+ */
+export function postgresStore(
+  config: Pick<Config, "databaseUrl" | "databaseTimeoutMs" | "rowCache">,
+): PostgresStore {
+  const url = config.databaseUrl;
+  if (url === null) throw new Error("postgresStore without SVC_DATABASE_URL");
+  const timeoutMs = config.databaseTimeoutMs;
+  const client = new PgSyncClient(url, { timeoutMs, watch: [...CACHED_TABLES] });
+  const readClient = new PgSyncClient(url, { timeoutMs, readOnly: true });
+  const feed = new PgChangeFeed(client, config.rowCache);
+  const pool = connectPostgres(url, { max: 4 });
+  return {
+    kind: "postgres",
+    client,
+    pool,
+    port: postgresPort(client),
+    readPort: postgresPort(readClient),
+    changes: feed,
+    migrationState: () => ({
+      embedded: embeddedPgMigrations().length,
+      applied:
+        client.query<{ n: number }>("SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations")[0]?.n ?? 0,
+    }),
+    writable() {
+      try {
+        // A write transaction begun and rolled back: fails on a read-only standby or a lost server.
+        client.transaction(() => client.query("SELECT txid_current()"), "read committed");
+        return "ok";
+      } catch (e) {
+        return `database not writable: ${e instanceof Error ? e.message : String(e)}`;
+      }
+    },
+    close() {
+      readClient.close();
+      client.close();
+      void pool.end({ timeout: 5 });
+    },
+  };
+}

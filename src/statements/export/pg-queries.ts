@@ -1,0 +1,103 @@
+// What the statement exports read (ExportReads), on PostgreSQL through the stores' port, in
+// portable SQL. The pages come out as ExportQueries gives them on SQLite, so the files are the same
+// bytes: json objects are `operationJson` of each row (SQLite builds the same text in SQL), and 1C
+// documents are all left to the field writer (`document` null), which is what SQLite's laid-out
+// documents are held equal to.
+import type { SqlPort, SqlStatement } from "../../db/sql-port";
+import { CSV_COLUMNS, type StoredCsvValues } from "../../formats/csv";
+import type { OneCVersion, StatementOperation } from "../../formats/types";
+import {
+  inDocTypeOrder,
+  OPERATION_COLUMNS,
+  type OperationDbRow,
+  operationFromRow,
+  type StatementRow,
+} from "../queries";
+import { operationJson } from ".";
+import type { ExportReads } from "./queries";
+
+type Statement = Pick<StatementRow, "id" | "bank_account_id">;
+type PageParams = [string, string, number, number];
+
+/** Positions per operationsAt statement: PostgreSQL takes at most 65,535 parameters. */
+const AT_MOST = 1_000;
+
+const FROM_STATEMENT = `FROM statement_operations so
+  JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id`;
+
+export class PostgresExportQueries implements ExportReads {
+  private readonly opsPage: SqlStatement<OperationDbRow & { seq: number }, PageParams>;
+  private readonly opsCsvPage: SqlStatement<Record<string, string | number>, PageParams>;
+  private readonly oneCPage: SqlStatement<{ seq: number; document: null }, PageParams>;
+  private readonly kinds: SqlStatement<{ doc_type: string }, [string]>;
+
+  constructor(private readonly port: SqlPort) {
+    const page = (columns: string) =>
+      `SELECT so.seq, ${columns} ${FROM_STATEMENT}
+        WHERE so.statement_id = ? AND so.seq > ? AND so.seq <= ?
+        ORDER BY so.seq`;
+    this.opsPage = port.prepare(page(OPERATION_COLUMNS));
+    // The csv header's names are the operations table's column names.
+    this.opsCsvPage = port.prepare(page(CSV_COLUMNS.map((c) => `o.${c}`).join(", ")));
+    // No document laid out here: the renderer reads these rows again (operationsAt) for the field
+    // writer, whose bytes SQLite's laid-out documents are held equal to.
+    this.oneCPage = port.prepare(page("NULL AS document"));
+    this.kinds = port.prepare(
+      `SELECT DISTINCT o.doc_type FROM statement_operations so
+         JOIN statements s ON s.id = so.statement_id
+         JOIN operations o ON o.bank_account_id = s.bank_account_id AND o.operation_id = so.operation_id
+        WHERE so.statement_id = ?`,
+    );
+  }
+
+  operationsAt(statement: Statement, seqs: number[]): { seq: number; op: StatementOperation }[] {
+    const out: { seq: number; op: StatementOperation }[] = [];
+    for (let i = 0; i < seqs.length; i += AT_MOST) {
+      const part = seqs.slice(i, i + AT_MOST);
+      const rows = this.port
+        .prepare<OperationDbRow & { seq: number }>(
+          `SELECT so.seq, ${OPERATION_COLUMNS} ${FROM_STATEMENT}
+            WHERE so.statement_id = ? AND so.seq IN (${part.map(() => "?").join(", ")})
+            ORDER BY so.seq`,
+        )
+        .all(statement.bank_account_id, statement.id, ...part);
+      for (const r of rows) out.push({ seq: r.seq, op: operationFromRow(r) });
+    }
+    // Each part comes in seq order; several are put in order together, as one query would give them.
+    return seqs.length > AT_MOST ? out.sort((a, b) => a.seq - b.seq) : out;
+  }
+
+  operationsCsvPage(
+    statement: Statement,
+    afterSeq: number,
+    lastSeq: number,
+  ): { seq: number; values: StoredCsvValues }[] {
+    return this.opsCsvPage
+      .all(statement.bank_account_id, statement.id, afterSeq, lastSeq)
+      .map((r) => ({ seq: r.seq as number, values: CSV_COLUMNS.map((c) => r[c]!) }));
+  }
+
+  operationsOneCPage(
+    statement: Statement,
+    _version: OneCVersion,
+    afterSeq: number,
+    lastSeq: number,
+  ): { seq: number; document: string | null }[] {
+    return this.oneCPage.all(statement.bank_account_id, statement.id, afterSeq, lastSeq);
+  }
+
+  operationsJsonPage(
+    statement: Statement,
+    afterSeq: number,
+    lastSeq: number,
+  ): { seq: number; json: string }[] {
+    return this.opsPage
+      .all(statement.bank_account_id, statement.id, afterSeq, lastSeq)
+      .map((r) => ({ seq: r.seq, json: JSON.stringify(operationJson(operationFromRow(r))) }));
+  }
+
+  docTypes(statement: Pick<StatementRow, "id" | "doc_types">): string[] {
+    if (statement.doc_types !== null) return JSON.parse(statement.doc_types) as string[];
+    return inDocTypeOrder(this.kinds.all(statement.id).map((r) => r.doc_type));
+  }
+}
