@@ -10,6 +10,8 @@ export const TOKEN_ERRORS: ErrorCode[] = [
   "forbidden_ip",
   "forbidden_purpose",
   "forbidden_scope",
+  // On PostgreSQL: the shared rate limits or the database did not answer in time.
+  "service_unavailable",
 ];
 
 import type { DocumentDecoration } from "elysia";

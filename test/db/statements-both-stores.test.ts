@@ -68,6 +68,11 @@ function scenario(port: SqlPort) {
     operation("o2", "payment_request", 1),
     operation("o3", "memorial_order", 5),
   ]);
+  // A chunk stored again (a poller that died after it, another that takes over): nothing changes.
+  const kindsRerun = repo.storeOperations("s1", "acc1", 1, [
+    operation("o1", "payment_order", 2 ** 40),
+    operation("o2", "bank_order", 1),
+  ]);
   const balance = {
     bank_account_id: "acc1",
     balance: 2 ** 40 + 6,
@@ -95,6 +100,13 @@ function scenario(port: SqlPort) {
     due,
     kinds1: [...kinds1].sort(),
     kinds2: [...kinds2].sort(),
+    kindsRerun: [...kindsRerun].sort(),
+    operations: port
+      .prepare(
+        `SELECT operation_id, doc_type, amount, counterparty_inn, uin, priority, budget_fields
+           FROM operations ORDER BY operation_id`,
+      )
+      .all(),
     s1: repo.findById("s1"),
     s2: repo.findById("s2"),
     links: port
@@ -115,6 +127,8 @@ describe("statements on both stores", () => {
     expect(onSqlite!.again).toEqual(["existing", "s1"]);
     expect(onSqlite!.due).toEqual(["s2", "s1"]); // by next poll time
     expect(onSqlite!.kinds2).toEqual(["bank_order", "memorial_order"]); // o2 keeps its stored kind
+    expect(onSqlite!.kindsRerun).toEqual(["bank_order", "payment_order"]);
+    expect(onSqlite!.operations).toHaveLength(3);
     expect(onSqlite!.s1).toMatchObject({
       status: "ready",
       closing_balance: 2 ** 40 + 1,
