@@ -11,6 +11,7 @@ import { type RunningProcess, removeTempDirs, seedToken, startServe, tempDir } f
 const E2E_TIMEOUT_MS = 90_000;
 const SECRET_KEY = Buffer.alloc(32, 9).toString("base64");
 const POLL_MS = 150;
+const METRICS_TOKEN = "m".repeat(32);
 
 const replicas: RunningProcess[] = [];
 let url = "";
@@ -25,6 +26,7 @@ function startReplica(env: Record<string, string> = {}): Promise<RunningProcess>
       SVC_DATABASE_URL: url,
       SVC_SECRET_KEY: SECRET_KEY,
       SVC_BANK_POLL_INTERVAL_MS: String(POLL_MS),
+      SVC_METRICS_TOKEN: METRICS_TOKEN,
       ...env,
     },
   });
@@ -71,6 +73,15 @@ describe("replicas on one PostgreSQL database", () => {
       expect(body.checks.database).toBe("ok");
       expect(body.checks.migrations).toBe("ok");
     }
+    // Metrics read the shared database: its size, and no WAL file of svc's own.
+    const metrics = await fetch(`${replicas[0]!.url}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    expect(metrics.status).toBe(200);
+    const text = await metrics.text();
+    expect(Number(/svc_database_bytes\{file="database"\} (\d+)/.exec(text)?.[1])).toBeGreaterThan(1_000_000);
+    expect(text).toContain('svc_database_bytes{file="wal"} 0');
+    expect(text).toContain("svc_agent_sessions_open 0");
   });
 
   test(
