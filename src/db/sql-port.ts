@@ -20,7 +20,15 @@ export class StoreUnavailable extends Error {
 
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
 
-export interface SqlStatement<Row, Params extends SqlValue[]> {
+/**
+ * A list as one parameter, for PostgreSQL only (`?::text[]`, `?::int[]`: postgres.js sends it as the
+ * array type the cast declares); SQLite has no arrays, so a statement using one is the PostgreSQL
+ * store's own.
+ */
+export type SqlArray = readonly (string | number | null)[];
+type SqlParam = SqlValue | SqlArray;
+
+export interface SqlStatement<Row, Params extends SqlParam[]> {
   get(...params: Params): Row | null;
   all(...params: Params): Row[];
   run(...params: Params): { changes: number };
@@ -37,7 +45,7 @@ export interface SqlPort {
   readonly dialect: "sqlite" | "postgres";
   /** The expression that orders a table's rows as they were inserted (a tie-breaker). */
   readonly insertionOrder: string;
-  prepare<Row, Params extends SqlValue[] = SqlValue[]>(text: string): SqlStatement<Row, Params>;
+  prepare<Row, Params extends SqlParam[] = SqlParam[]>(text: string): SqlStatement<Row, Params>;
   prepareNamed<Row, Params extends Record<string, SqlValue>>(text: string): NamedSqlStatement<Row, Params>;
   /** `work` in one transaction; a nested call joins the one already open. */
   transaction<T>(work: () => T): T;
@@ -47,8 +55,8 @@ export function sqlitePort(sqlite: Database): SqlPort {
   return {
     dialect: "sqlite",
     insertionOrder: "rowid",
-    prepare: <Row, Params extends SqlValue[]>(text: string) =>
-      sqlite.query<Row, Params>(text) as unknown as SqlStatement<Row, Params>,
+    prepare: <Row, Params extends SqlParam[]>(text: string) =>
+      sqlite.query<Row, SqlValue[]>(text) as unknown as SqlStatement<Row, Params>,
     // The database is opened with `strict: true`: the object's keys are the names without `$`.
     prepareNamed: <Row, Params extends Record<string, SqlValue>>(text: string) =>
       sqlite.query<Row, [Params]>(text) as unknown as NamedSqlStatement<Row, Params>,

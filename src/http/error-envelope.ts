@@ -44,7 +44,10 @@ export function errorEnvelopePlugin(deps: ErrorEnvelopeDeps) {
       state?.bodyUnreadable && code === "VALIDATION"
         ? invalidRequestBody()
         : toApiError(code, error, request, deps);
-    if (apiError.code === "internal_error") {
+    if (error instanceof StoreUnavailable) {
+      // The cause names the database without its password (PgUnavailable's message).
+      deps.logger.error("database unavailable", { request_id: state?.requestId, error: error.message });
+    } else if (apiError.code === "internal_error") {
       deps.logger.error("unhandled error", {
         request_id: state?.requestId,
         error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
@@ -74,7 +77,9 @@ function toApiError(code: unknown, error: unknown, request: Request, deps: Error
     );
   }
   // The shared database did not answer in time: the request may be retried, it is no client error.
-  if (error instanceof StoreUnavailable) return new ApiError("service_unavailable", "База данных недоступна");
+  if (error instanceof StoreUnavailable) {
+    return new ApiError("service_unavailable", "База данных недоступна", undefined, { "retry-after": "1" });
+  }
   switch (code) {
     case "NOT_FOUND": {
       // The address asked for (a catch-all route would give its own pattern as the path).

@@ -406,9 +406,9 @@ export function mcpRoutes(deps: McpRouteDeps) {
           // Fail closed, like an unavailable session store: no data goes out unaudited.
           if (e instanceof AgentAuditFailed)
             throw new ApiError("service_unavailable", "Журнал аудита недоступен");
-          // The shared database did not answer: the same 503 as REST, never a JSON-RPC internal error.
-          if (e instanceof StoreUnavailable)
-            throw new ApiError("service_unavailable", "База данных недоступна");
+          // The shared database did not answer: the error envelope's 503, as on REST, never a
+          // JSON-RPC internal error.
+          if (e instanceof StoreUnavailable) throw e;
           deps.logger.error("agent request failed", {
             request_id: state.requestId,
             error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),

@@ -23,6 +23,11 @@ export function storeReadings(store: Store, dbPath: string, clock: Clock): OpsRe
   const sessions = port.prepare<{ count: number }, [number]>(
     "SELECT count(*) AS count FROM mcp_sessions WHERE expires_at_ms > ?",
   );
+  // The shared database's size (PostgreSQL); it has no WAL file of svc's own.
+  const pgSize =
+    store.kind === "postgres"
+      ? port.prepare<{ bytes: number }, []>("SELECT pg_database_size(current_database()) AS bytes")
+      : null;
   return {
     statementsByStatus: () => byStatus.all(),
     oldestProcessingAgeSeconds: () => {
@@ -32,13 +37,7 @@ export function storeReadings(store: Store, dbPath: string, clock: Clock): OpsRe
     },
     openAgentSessions: () => sessions.get(clock.now().getTime())?.count ?? 0,
     databaseBytes: () => {
-      if (store.kind === "postgres") {
-        // The shared database's size; it has no WAL file of svc's own.
-        const row = port
-          .prepare<{ bytes: number }, []>("SELECT pg_database_size(current_database()) AS bytes")
-          .get();
-        return { database: row?.bytes ?? 0, wal: 0 };
-      }
+      if (pgSize) return { database: pgSize.get()?.bytes ?? 0, wal: 0 };
       return dbPath === ":memory:"
         ? { database: 0, wal: 0 }
         : { database: fileBytes(dbPath), wal: fileBytes(`${dbPath}-wal`) };

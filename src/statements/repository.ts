@@ -2,7 +2,7 @@
 // cached balances. Writes that belong together run in one synchronous transaction (SQLite: BEGIN
 // IMMEDIATE; PostgreSQL: serializable, run again after a conflict). Portable SQL on the stores'
 // port. What the exports read is in export/queries.ts.
-import type { SqlPort, SqlValue } from "../db/sql-port";
+import type { SqlPort } from "../db/sql-port";
 import { type CacheChanges, RowCache } from "../db/sqlite/row-cache";
 import type { StatementOperation } from "../formats/types";
 import {
@@ -352,8 +352,6 @@ export class StatementRepository {
     const rows = ops.map(operationValues);
     const columns = OP_COLUMNS.map((_, i) => rows.map((r) => r[i]!));
     const ids = ops.map((op) => op.operation_id);
-    // Arrays are PostgreSQL parameters (postgres.js sends them as arrays), not SqlValues of both stores.
-    const arrays = (...values: unknown[]) => values as SqlValue[];
     return this.port.transaction(() => {
       this.port
         .prepare(
@@ -363,20 +361,20 @@ export class StatementRepository {
                   AS t(${OP_COLUMNS.join(", ")})
            ON CONFLICT DO NOTHING`,
         )
-        .run(bankAccountId, ...arrays(...columns));
+        .run(bankAccountId, ...columns);
       this.port
         .prepare(
           `INSERT INTO statement_operations (statement_id, seq, operation_id)
            SELECT ?, ?::int + t.n::int - 1, t.operation_id FROM unnest(?::text[]) WITH ORDINALITY AS t(operation_id, n)
            ON CONFLICT (statement_id, seq) DO UPDATE SET operation_id = excluded.operation_id`,
         )
-        .run(statementId, firstSeq, ...arrays(ids));
+        .run(statementId, firstSeq, ids);
       // An operation stored before keeps its row: the kinds are the stored rows' kinds.
       const kinds = this.port
-        .prepare<{ doc_type: string }, SqlValue[]>(
+        .prepare<{ doc_type: string }>(
           "SELECT DISTINCT doc_type FROM operations WHERE bank_account_id = ? AND operation_id = ANY(?::text[])",
         )
-        .all(bankAccountId, ...arrays(ids));
+        .all(bankAccountId, ids);
       return new Set(kinds.map((k) => k.doc_type));
     });
   }

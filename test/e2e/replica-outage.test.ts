@@ -89,6 +89,7 @@ describe("PostgreSQL unreachable", () => {
       cluster("down");
       for (const res of [await restCall(), await balance("during")]) {
         expect(res.status).toBe(503);
+        expect(res.headers.get("retry-after")).toBe("1");
         const body = (await res.json()) as { error: { code: string; message: string } };
         expect(body.error.code).toBe("service_unavailable");
         // The database is named as a service, never by its address or credentials.

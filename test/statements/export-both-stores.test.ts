@@ -186,8 +186,8 @@ describe("statement exports on both stores", () => {
     const [sqlite, postgres] = ports.map((port) => {
       const row = new StatementRepository(port, UNCACHED).findById("s1")!;
       const reads = port.dialect === "sqlite" ? new ExportQueries(sqliteDb) : new PostgresExportQueries(port);
-      // More positions than one PostgreSQL statement takes, backwards and mostly absent, so that the
-      // statement's operations come in more than one part.
+      // Many positions (more than PostgreSQL's parameter limit would allow one by one), backwards
+      // and mostly absent: they come back present ones only, in seq order.
       const many = Array.from({ length: PAGE + 20 }, (_, i) => PAGE + 20 - i).flatMap((seq) => [
         seq,
         seq + 10_000,

@@ -3,7 +3,7 @@
 import type { StatementOperation } from "../../formats/types";
 import type { OperationFilter } from "../../mcp/read-model";
 import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../../statements/queries";
-import type { SqlPort, SqlValue } from "../sql-port";
+import type { SqlArray, SqlPort, SqlValue } from "../sql-port";
 
 export interface PgOperationFilter extends Omit<OperationFilter, "match"> {
   /** The query's words as `searchWords` gives them (never empty); folded and split in SQL. */
@@ -41,12 +41,7 @@ const SPAN_DAYS_MAX = 4;
 
 const ORDER = "ORDER BY o.doc_date, o.operation_id";
 
-/**
- * A parameter value. The text[] and int[] ones are JS arrays, outside the port's SqlValue: the
- * port hands them to postgres.js (PgSyncClient), which sends them as the array type PostgreSQL
- * declares for the placeholder (the `::text[]`/`::int[]` casts).
- */
-type Param = SqlValue | string[] | number[];
+type Param = SqlValue | SqlArray;
 
 /** SQL text with `?` placeholders and their values, in order. */
 interface Clause {
@@ -88,7 +83,7 @@ export function searchOperations(
 }
 
 function all<Row>(port: SqlPort, statement: Clause): Row[] {
-  return port.prepare<Row>(statement.text).all(...(statement.params as SqlValue[]));
+  return port.prepare<Row>(statement.text).all(...statement.params);
 }
 
 interface TextRow extends OperationDbRow {

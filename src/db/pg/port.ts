@@ -1,5 +1,5 @@
 // The stores' port (../sql-port.ts) on PostgreSQL, through PgSyncClient.
-import type { NamedSqlStatement, SqlPort, SqlStatement, SqlValue } from "../sql-port";
+import type { NamedSqlStatement, SqlArray, SqlPort, SqlStatement, SqlValue } from "../sql-port";
 import { PgQueryError, type PgSyncClient } from "./sync-client";
 
 /** How often a transaction that lost a serializable conflict to another replica runs again. */
@@ -69,7 +69,7 @@ export function postgresPort(client: PgSyncClient): SqlPort {
     // SQLite's rowid: an identity column svc never sets, on the tables listed in creation order
     // (migrations-pg 0005_insertion_order).
     insertionOrder: "seq",
-    prepare<Row, Params extends SqlValue[]>(text: string): SqlStatement<Row, Params> {
+    prepare<Row, Params extends (SqlValue | SqlArray)[]>(text: string): SqlStatement<Row, Params> {
       const run = statement<Row, Params>(toPostgresPlaceholders(text), (params) => params);
       return {
         get: (...params) => run.get(params as Params),

@@ -19,9 +19,6 @@ import type { ExportReads } from "./queries";
 type Statement = Pick<StatementRow, "id" | "bank_account_id">;
 type PageParams = [string, string, number, number];
 
-/** Positions per operationsAt statement: PostgreSQL takes at most 65,535 parameters. */
-const AT_MOST = 1_000;
-
 const FROM_STATEMENT = `FROM statement_operations so
   JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id`;
 
@@ -30,13 +27,20 @@ export class PostgresExportQueries implements ExportReads {
   private readonly opsCsvPage: SqlStatement<Record<string, string | number>, PageParams>;
   private readonly oneCPage: SqlStatement<{ seq: number; document: null }, PageParams>;
   private readonly kinds: SqlStatement<{ doc_type: string }, [string]>;
+  private readonly opsAt: SqlStatement<OperationDbRow & { seq: number }, [string, string, number[]]>;
 
-  constructor(private readonly port: SqlPort) {
+  constructor(port: SqlPort) {
     const page = (columns: string) =>
       `SELECT so.seq, ${columns} ${FROM_STATEMENT}
         WHERE so.statement_id = ? AND so.seq > ? AND so.seq <= ?
         ORDER BY so.seq`;
     this.opsPage = port.prepare(page(OPERATION_COLUMNS));
+    // The positions as one array: any number of them in one statement.
+    this.opsAt = port.prepare(
+      `SELECT so.seq, ${OPERATION_COLUMNS} ${FROM_STATEMENT}
+        WHERE so.statement_id = ? AND so.seq = ANY(?::int[])
+        ORDER BY so.seq`,
+    );
     // The csv header's names are the operations table's column names.
     this.opsCsvPage = port.prepare(page(CSV_COLUMNS.map((c) => `o.${c}`).join(", ")));
     // No document laid out here: the renderer reads these rows again (operationsAt) for the field
@@ -51,20 +55,9 @@ export class PostgresExportQueries implements ExportReads {
   }
 
   operationsAt(statement: Statement, seqs: number[]): { seq: number; op: StatementOperation }[] {
-    const out: { seq: number; op: StatementOperation }[] = [];
-    for (let i = 0; i < seqs.length; i += AT_MOST) {
-      const part = seqs.slice(i, i + AT_MOST);
-      const rows = this.port
-        .prepare<OperationDbRow & { seq: number }>(
-          `SELECT so.seq, ${OPERATION_COLUMNS} ${FROM_STATEMENT}
-            WHERE so.statement_id = ? AND so.seq IN (${part.map(() => "?").join(", ")})
-            ORDER BY so.seq`,
-        )
-        .all(statement.bank_account_id, statement.id, ...part);
-      for (const r of rows) out.push({ seq: r.seq, op: operationFromRow(r) });
-    }
-    // Each part comes in seq order; several are put in order together, as one query would give them.
-    return seqs.length > AT_MOST ? out.sort((a, b) => a.seq - b.seq) : out;
+    return this.opsAt
+      .all(statement.bank_account_id, statement.id, seqs)
+      .map((r) => ({ seq: r.seq, op: operationFromRow(r) }));
   }
 
   operationsCsvPage(
