@@ -166,7 +166,14 @@ export function buildServices(
     fetch: overrides.oauthFetch,
   });
   const paymentRepo = new PaymentRepository(port, audit);
-  const payments = new PaymentService({ clock, repo: paymentRepo, access, gateway, accountOf });
+  const payments = new PaymentService({
+    clock,
+    repo: paymentRepo,
+    access,
+    gateway,
+    accountOf,
+    leaseMs: config.pollLeaseMs,
+  });
   const paymentStatusPoller = new PaymentStatusPoller({
     repo: paymentRepo,
     gateway,

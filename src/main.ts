@@ -178,6 +178,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // now. (On PostgreSQL another replica may hold it: its leases pass by themselves.)
     const freed = services.statementRepo.releaseAllLeases();
     if (freed > 0) services.logger.info("statements of an earlier run taken up again", { statements: freed });
+    const payments = services.paymentRepo.releaseAllLeases();
+    if (payments > 0)
+      services.logger.info("payment submissions of an earlier run let go", { submissions: payments });
     return await startOn(config, options, services, { serveLock, admin });
   } catch (e) {
     serveLock.release();

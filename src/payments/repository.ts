@@ -65,6 +65,7 @@ export interface SubmissionRow {
   result_json: string | null;
   created_at: string;
   completed_at: string | null;
+  lease_until_ms: number;
 }
 
 export type BankOutcome =
@@ -220,7 +221,7 @@ export class PaymentRepository {
    * Items no longer draft are skipped. Committed before any bank call.
    */
   claim(
-    s: Omit<SubmissionRow, "status" | "result_json" | "completed_at">,
+    s: Omit<SubmissionRow, "status" | "result_json" | "completed_at" | "lease_until_ms">,
     itemIds: string[],
     bankKey: (itemId: string) => string,
   ): ClaimOutcome {
@@ -314,12 +315,52 @@ export class PaymentRepository {
     });
   }
 
-  /** Submissions whose bank calls were interrupted (process stopped between claim and completion). */
-  interruptedSubmissions(): SubmissionRow[] {
+  /** Submissions whose bank calls were interrupted (a process stopped between claim and
+   *  completion, or the bank could not be reached), which no process is sending now. */
+  interruptedSubmissions(nowMs: number): SubmissionRow[] {
     return this.port
-      .prepare<SubmissionRow, []>(
-        "SELECT * FROM payment_submissions WHERE status = 'in_progress' ORDER BY created_at",
+      .prepare<SubmissionRow, [number]>(
+        `SELECT * FROM payment_submissions WHERE status = 'in_progress' AND lease_until_ms <= ?
+          ORDER BY created_at`,
       )
-      .all();
+      .all(nowMs);
+  }
+
+  submission(id: string): SubmissionRow | null {
+    return this.submissionById.get(id) ?? null;
+  }
+
+  /**
+   * Takes the right to send a submission's items until `untilMs`: false while another process (a
+   * replica) holds it, or once the submission is completed. A holder that stopped lets it go when
+   * the time passes.
+   */
+  takeLease(id: string, untilMs: number, nowMs: number): boolean {
+    return (
+      this.port
+        .prepare<unknown, [number, string, number]>(
+          `UPDATE payment_submissions SET lease_until_ms = ?
+            WHERE id = ? AND status = 'in_progress' AND lease_until_ms <= ?`,
+        )
+        .run(untilMs, id, nowMs).changes === 1
+    );
+  }
+
+  /** Moves the end of a held lease (before each item's bank call). */
+  renewLease(id: string, untilMs: number): void {
+    this.port
+      .prepare<unknown, [number, string]>("UPDATE payment_submissions SET lease_until_ms = ? WHERE id = ?")
+      .run(untilMs, id);
+  }
+
+  releaseLease(id: string): void {
+    this.renewLease(id, 0);
+  }
+
+  /** Lets every lease go (only for the one server of a SQLite file, at its start); how many were held. */
+  releaseAllLeases(): number {
+    return this.port
+      .prepare<unknown, []>("UPDATE payment_submissions SET lease_until_ms = 0 WHERE lease_until_ms > 0")
+      .run().changes;
   }
 }

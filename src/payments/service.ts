@@ -12,6 +12,10 @@
 // process or, when none runs (the process stopped mid-submit, or the bank could not be reached),
 // re-sends the items still submitting with the SAME bank idempotency key, so the bank dedupes
 // them; `resumeInterrupted()` does the same for every such record, without a client's repeat.
+// Several replicas: whoever sends a submission's items holds its lease (payment_submissions.
+// lease_until_ms, renewed before each item); a repeat arriving at another replica meanwhile waits
+// for the stored answer instead of calling the bank, or takes over once the lease has passed (the
+// holder stopped). Every item is sent by one process at a time.
 import { createHash } from "node:crypto";
 import type { AuditEntryInput } from "../audit/audit-log";
 import type { AccessPolicy } from "../auth/access-policy";
@@ -53,7 +57,13 @@ export interface PaymentServiceDeps {
   access: AccessPolicy;
   gateway: BankGateway;
   accountOf: (id: string) => BankAccountRecord | null;
+  /** How long a submission's lease lasts past each item's bank call (SVC_POLL_LEASE_SECONDS). */
+  leaseMs: number;
 }
+
+/** How often a repeat waiting for another replica's submission looks at it again. */
+const LEASE_WAIT_MS = 50;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function itemView(row: ItemRow): PaymentItemView {
   const view: PaymentItemView = {
@@ -377,9 +387,32 @@ export class PaymentService {
   ): Promise<string> {
     const running = this.inFlight.get(submission.id);
     if (running) return running;
-    const run = this.send(submission, account, audit).finally(() => this.inFlight.delete(submission.id));
+    const run = this.sendUnderLease(submission, account, audit).finally(() =>
+      this.inFlight.delete(submission.id),
+    );
     this.inFlight.set(submission.id, run);
     return run;
+  }
+
+  /** Sends once this process holds the lease; the stored answer if another process completes it first. */
+  private async sendUnderLease(
+    submission: SubmissionRow,
+    account: BankAccountRecord,
+    audit: AuditEntryInput,
+  ): Promise<string> {
+    const { repo, clock } = this.deps;
+    for (;;) {
+      const now = clock.now().getTime();
+      if (repo.takeLease(submission.id, now + this.deps.leaseMs, now)) break;
+      const current = repo.submission(submission.id);
+      if (current?.status === "completed" && current.result_json !== null) return current.result_json;
+      await sleep(LEASE_WAIT_MS);
+    }
+    try {
+      return await this.send(submission, account, audit);
+    } finally {
+      repo.releaseLease(submission.id);
+    }
   }
 
   private async send(
@@ -393,6 +426,7 @@ export class PaymentService {
     let unreachable: { code: string; message: string } | null = null;
     for (const item of this.deps.repo.claimedItems(submission.id)) {
       if (item.status !== "submitting") continue;
+      this.deps.repo.renewLease(submission.id, this.deps.clock.now().getTime() + this.deps.leaseMs);
       try {
         const answer = await adapter
           .submitPayment(ref, paymentOrder(item), item.bank_idempotency_key ?? item.id)
@@ -474,7 +508,7 @@ export class PaymentService {
   async resumeInterrupted(): Promise<{ resumed: number; failed: number }> {
     let resumed = 0;
     let failed = 0;
-    for (const submission of this.deps.repo.interruptedSubmissions()) {
+    for (const submission of this.deps.repo.interruptedSubmissions(this.deps.clock.now().getTime())) {
       const row = this.deps.repo.findImport(submission.import_id);
       const account = row ? this.deps.accountOf(row.bank_account_id) : null;
       if (!row || !account) continue;

@@ -90,12 +90,25 @@ function scenario(port: SqlPort) {
     repo.settleItem("imp1-i1", { status: "signed_and_paid" }, audit("payments.item.status")),
     repo.settleItem("imp1-i1", { status: "canceled" }, audit("payments.item.status")),
   ];
-  const interrupted = repo.interruptedSubmissions().map((s) => s.id);
+  // A lease: taken once until it passes; an interrupted submission whose lease is held is not listed.
+  const leases = [
+    repo.takeLease("sub1", 2_000, 1_000),
+    repo.takeLease("sub1", 3_000, 1_500),
+    repo.interruptedSubmissions(1_500).length,
+    repo.takeLease("sub1", 4_000, 2_000),
+    repo.releaseAllLeases(),
+    repo.takeLease("sub1", 5_000, 2_500),
+  ];
+  repo.releaseLease("sub1");
+  const interrupted = repo.interruptedSubmissions(2_500).map((s) => s.id);
   const stored = [
     repo.completeSubmission("sub1", '{"first":true}', "2026-11-20T10:03:00.000Z", audit("payments.submit")),
     repo.completeSubmission("sub1", '{"first":false}', "2026-11-20T10:04:00.000Z", audit("payments.submit")),
   ];
+  const afterCompletion = repo.takeLease("sub1", 9_000, 8_000);
   return {
+    leases,
+    afterCompletion,
     claimed:
       claimed.kind === "claimed"
         ? claimed.items.map((i) => [i.id, i.status, i.bank_idempotency_key])
@@ -116,6 +129,8 @@ describe("payments on both stores", () => {
   test("the same calls give the same rows", () => {
     const [onSqlite, onPostgres] = ports.map(scenario);
     expect(onPostgres).toEqual(onSqlite!);
+    expect(onSqlite!.leases).toEqual([true, false, 0, true, 1, true]);
+    expect(onSqlite!.afterCompletion).toBe(false);
     expect(onSqlite!.claimed).toEqual([
       ["imp1-i1", "submitting", "key-imp1-i1"],
       ["imp1-i2", "submitting", "key-imp1-i2"],

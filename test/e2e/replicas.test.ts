@@ -1,11 +1,13 @@
 // Three real `svc serve` processes on one PostgreSQL database, as replicas behind a load balancer
-// would run: they migrate it together, and share rate limits, revocations, agent sessions, orders
-// and the statements' bank requests.
+// would run: they migrate it together, and share rate limits, revocations, agent sessions, orders,
+// the statements' bank requests and the payment submissions.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { embeddedPgMigrations } from "../../src/db/pg/migrate";
+import { withAccountKey } from "../../src/formats/validators";
 import { connect, freshDatabase } from "../helpers/postgres";
 import { type RunningProcess, removeTempDirs, seedToken, startServe, tempDir } from "../helpers/server";
+import { paymentFile } from "../payments/support";
 
 /** A harness limit for a test that starts processes, not a performance assertion. */
 const E2E_TIMEOUT_MS = 90_000;
@@ -181,6 +183,80 @@ describe("replicas on one PostgreSQL database", () => {
         expect(bodies[1]).toBe(bodies[0]!);
         expect(bodies[2]).toBe(bodies[0]!);
       }
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  test(
+    "50 identical payment submissions over 3 replicas: each payment sent to the bank once, every answer the same",
+    async () => {
+      const admin = replicas[0]!;
+      const company = (await (
+        await admin.admin("POST", "/companies", { name: "ООО Ромашка", inn: "7719617469" })
+      ).json()) as { company_id: string };
+      const number = withAccountKey("40702810900000000077", "044525225");
+      const account = (await (
+        await admin.admin("POST", "/bank-accounts", {
+          company_id: company.company_id,
+          bank: "sandbox",
+          account_number: number,
+          bik: "044525225",
+        })
+      ).json()) as { bank_account_id: string };
+      const payer = (await (
+        await admin.admin("POST", "/tokens", {
+          company_id: company.company_id,
+          name: "payer",
+          purpose: "integration",
+          mode: "test",
+          scope_read_statements: true,
+          scope_send_payments: true,
+          accounts: [
+            {
+              bank_account_id: account.bank_account_id,
+              allow_read_statements: true,
+              allow_send_payments: true,
+            },
+          ],
+          rate_limit_per_minute: 10000,
+        })
+      ).json()) as { token: string };
+      const auth = { authorization: `Bearer ${payer.token}` };
+      // 300 payments: the first replica's sending takes a while, and repeats reach the others meanwhile.
+      const form = new FormData();
+      form.append("bank_account_id", account.bank_account_id);
+      const file = paymentFile(
+        number,
+        Array.from({ length: 300 }, (_, i) => ({ number: String(200 + i) })),
+      );
+      form.append("file", new Blob([file as Uint8Array<ArrayBuffer>]), "payments.txt");
+      const upload = await fetch(`${replica(1).url}/api/v1/integration/payments/imports`, {
+        method: "POST",
+        headers: auth,
+        body: form,
+      });
+      expect(upload.status).toBe(201);
+      const { import_id } = (await upload.json()) as { import_id: string };
+
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          fetch(`${replica(i).url}/api/v1/integration/payments/imports/${import_id}/submit`, {
+            method: "POST",
+            headers: { ...auth, "content-type": "application/json" },
+            body: JSON.stringify({ external_id: "pay-once" }),
+          }).then(async (res) => ({ status: res.status, body: await res.text() })),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
+      expect(new Set(answers.map((a) => a.body)).size).toBe(1);
+      const items = (JSON.parse(answers[0]!.body) as { items: { status: string }[] }).items;
+      expect(items.map((i) => i.status)).toEqual(Array(300).fill("submitted"));
+      const log = (await (
+        await replicas[2]!.admin("GET", `/sandbox/requests?bank_account_id=${account.bank_account_id}`)
+      ).json()) as { requests: { kind: string; client_ref: string }[] };
+      const sent = log.requests.filter((r) => r.kind === "payment_submit");
+      expect(sent).toHaveLength(300);
+      expect(new Set(sent.map((r) => r.client_ref)).size).toBe(300);
     },
     E2E_TIMEOUT_MS,
   );

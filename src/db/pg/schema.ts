@@ -357,6 +357,8 @@ export const paymentSubmissions = pgTable(
     resultJson: text("result_json"),
     createdAt: text("created_at").notNull(),
     completedAt: text("completed_at"),
+    // Until when (ms) one process sends its items: another (a replica) waits for its answer meanwhile.
+    leaseUntilMs: int64("lease_until_ms").notNull().default(0),
   },
   (t) => [
     uniqueIndex("payment_submissions_token_external_uq").on(t.apiTokenId, t.externalId),

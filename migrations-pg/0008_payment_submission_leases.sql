@@ -1,0 +1,1 @@
+ALTER TABLE "payment_submissions" ADD COLUMN "lease_until_ms" bigint DEFAULT 0 NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `payment_submissions` ADD `lease_until_ms` integer DEFAULT 0 NOT NULL;
