@@ -18,6 +18,18 @@ export class StoreUnavailable extends Error {
   override name = "StoreUnavailable";
 }
 
+/**
+ * Text with a NUL character (U+0000): PostgreSQL's text cannot hold one. Requests and files are
+ * checked for it where they are read (a NUL in JSON or a 1C file is refused there, on both stores);
+ * this is the PostgreSQL port's last line for any other way in (a form field, a query string).
+ */
+export class UnstorableText extends Error {
+  override name = "UnstorableText";
+  constructor() {
+    super("text with a NUL character (U+0000)");
+  }
+}
+
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
 
 /**

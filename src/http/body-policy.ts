@@ -47,16 +47,20 @@ const plainToPrimitive = () => "[object Object]";
  * offending value into a string: false when it nests deeper than MAX_JSON_DEPTH (the
  * interpolation recurses), and an object carrying its own "toString" or "valueOf" member (never
  * callable in JSON) gets a hidden Symbol.toPrimitive so that the interpolation cannot throw. The
- * data itself is unchanged.
+ * data itself is unchanged. With `refuseNul`, false too for a NUL character (\u0000) in any string
+ * or key: no field of svc holds one, and PostgreSQL's text cannot. (The agent endpoint answers its
+ * own bodies: a NUL there is an argument like any other, which its tools check.)
  */
-function hardenJson(value: unknown, depth = 0): boolean {
+function hardenJson(value: unknown, refuseNul: boolean, depth = 0): boolean {
+  if (typeof value === "string") return !(refuseNul && value.includes("\0"));
   if (typeof value !== "object" || value === null) return true;
   if (depth >= MAX_JSON_DEPTH) return false;
-  if (Array.isArray(value)) return value.every((v) => hardenJson(v, depth + 1));
+  if (Array.isArray(value)) return value.every((v) => hardenJson(v, refuseNul, depth + 1));
+  if (refuseNul && Object.keys(value).some((k) => k.includes("\0"))) return false;
   if (Object.hasOwn(value, "toString") || Object.hasOwn(value, "valueOf")) {
     Object.defineProperty(value, Symbol.toPrimitive, { value: plainToPrimitive });
   }
-  return Object.values(value).every((v) => hardenJson(v, depth + 1));
+  return Object.values(value).every((v) => hardenJson(v, refuseNul, depth + 1));
 }
 
 export function payloadTooLarge(limit: number): ApiError {
@@ -156,7 +160,7 @@ export function bodyParsing(policies: BodyPolicies) {
             return Object.fromEntries(new URLSearchParams(text)) as FormBody;
           }
           const value = JSON.parse(text) as unknown;
-          return hardenJson(value) ? value : unreadable();
+          return hardenJson(value, policy.invalid !== "route") ? value : unreadable();
         } catch {
           return unreadable();
         }

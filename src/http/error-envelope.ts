@@ -6,7 +6,7 @@ import { Elysia } from "elysia";
 import { BankError } from "../banks/adapter";
 import { ApiError, errorEnvelope, invalidRequestBody, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
-import { StoreUnavailable } from "../db/sql-port";
+import { StoreUnavailable, UnstorableText } from "../db/sql-port";
 import { type RequestState, withRequestState } from "./request-state";
 
 export interface ErrorEnvelopeDeps {
@@ -79,6 +79,9 @@ function toApiError(code: unknown, error: unknown, request: Request, deps: Error
   // The shared database did not answer in time: the request may be retried, it is no client error.
   if (error instanceof StoreUnavailable) {
     return new ApiError("service_unavailable", "База данных недоступна", undefined, { "retry-after": "1" });
+  }
+  if (error instanceof UnstorableText) {
+    return new ApiError("validation_error", "Текст содержит недопустимый символ NUL (U+0000)");
   }
   switch (code) {
     case "NOT_FOUND": {

@@ -115,8 +115,8 @@ describe("X-Request-Id", () => {
 
   test("present on a 500 internal_error, with the id in the error log and no stack in the body", async () => {
     const t = makeTestApp();
-    // A broken database is an unexpected backend error.
-    t.services.database.close();
+    // A table gone from under the service is an unexpected backend error.
+    t.db.query("ALTER TABLE companies RENAME TO companies_gone").run();
     const res = await t.request("GET", "/admin/api/companies", {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "x-request-id": "boom-1" },
     });
@@ -192,6 +192,23 @@ describe("request bodies", () => {
     const t = makeTestApp();
     const res = await adminPostRaw(t, "/companies", new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]));
     await expectError(res, 400, "invalid request body");
+  });
+
+  test('a NUL character (\\u0000) in any string or key of a JSON body is "invalid request body"', async () => {
+    const t = makeTestApp();
+    for (const body of [
+      '{"name":"ООО \\u0000","inn":"7719617469"}',
+      '{"name\\u0000":"x"}',
+      '[["\\u0000"]]',
+    ]) {
+      const res = await t.request("POST", "/admin/api/companies", {
+        body,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      await expectError(res, 400, "invalid request body");
+    }
+    const listed = await json<{ companies: unknown[] }>(await t.admin("GET", "/companies"));
+    expect(listed.companies).toEqual([]);
   });
 
   test('a malformed UUID in the JSON body is "invalid request body", before field validation', async () => {

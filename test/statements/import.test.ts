@@ -316,6 +316,17 @@ describe("refused files store nothing", () => {
     expect(details.line).toBeGreaterThan(1);
   });
 
+  test("a NUL character in a line: 400 validation_error with the line", async () => {
+    const t = makeTestApp();
+    const w = fileWorld(t);
+    const { bytes } = bankFile(w.number, "2026-11-02", "2026-11-04");
+    // The byte after the first line break (the second line) becomes 0x00.
+    const broken = Uint8Array.from(bytes);
+    broken[broken.indexOf(0x0a) + 1] = 0;
+    const details = await refused(t, w, broken, 400, "validation_error");
+    expect(details).toMatchObject({ field: "file", line: 2 });
+  });
+
   test("another account's statement: 422 account_mismatch", async () => {
     const t = makeTestApp();
     const w = fileWorld(t);

@@ -1,5 +1,12 @@
 // The stores' port (../sql-port.ts) on PostgreSQL, through PgSyncClient.
-import type { NamedSqlStatement, SqlArray, SqlPort, SqlStatement, SqlValue } from "../sql-port";
+import {
+  type NamedSqlStatement,
+  type SqlArray,
+  type SqlPort,
+  type SqlStatement,
+  type SqlValue,
+  UnstorableText,
+} from "../sql-port";
 import { PgQueryError, type PgSyncClient } from "./sync-client";
 
 /** How often a transaction that lost a serializable conflict to another replica runs again. */
@@ -57,12 +64,23 @@ export function toPostgresNamed(text: string): { text: string; names: string[] }
   return { text: out, names };
 }
 
+/** The parameters, refused before they are sent when a text among them holds a NUL. */
+function storable(values: unknown[]): unknown[] {
+  for (const v of values) {
+    if (
+      typeof v === "string" ? v.includes("\0") : Array.isArray(v) && v.some((e) => String(e).includes("\0"))
+    )
+      throw new UnstorableText();
+  }
+  return values;
+}
+
 export function postgresPort(client: PgSyncClient): SqlPort {
   // One statement's three ways of running, from the SQL text and the parameters in order.
   const statement = <Row, P>(text: string, values: (params: P) => unknown[]) => ({
-    get: (params: P) => (client.query(text, values(params))[0] as Row | undefined) ?? null,
-    all: (params: P) => client.query(text, values(params)) as Row[],
-    run: (params: P) => ({ changes: client.run(text, values(params)) }),
+    get: (params: P) => (client.query(text, storable(values(params)))[0] as Row | undefined) ?? null,
+    all: (params: P) => client.query(text, storable(values(params))) as Row[],
+    run: (params: P) => ({ changes: client.run(text, storable(values(params))) }),
   });
   return {
     dialect: "postgres",

@@ -123,6 +123,8 @@ export function parseOneC(text: string): OneCFile {
   for (let i = 1; i < lines.length; i++) {
     const lineNo = i + 1;
     const raw = lines[i]!;
+    // No field of a bank's file holds one, and PostgreSQL's text cannot.
+    if (raw.includes("\0")) throw new OneCParseError(lineNo, "a NUL character (0x00) in the line");
     if (raw.trim() === "") continue;
     const eq = raw.indexOf("=");
 
