@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole suite, one test file per Bun process, one after another. In one process the files'
+# The whole suite, one test file per Bun process, one after another, on each store. In one process the files'
 # in-memory databases, servers and heaps added up to 2.6 GB; alone, the largest file takes about
 # 1.2 GB. The slow tier (*.slow.test.ts) runs last; `--fast` leaves it out. Each file's own output
 # is shown; the last line adds them up. Exits non-zero when any file fails (or cannot run at all).
@@ -13,22 +13,37 @@ trap 'bash scripts/pg-test.sh stop "$PG_DIR"' EXIT
 bash scripts/pg-test.sh start "$PG_DIR" || exit 1
 SVC_TEST_DATABASE_URL=$(cat "$PG_DIR/url")
 export SVC_TEST_DATABASE_URL
+# The migrated database every app of the PostgreSQL lane is cloned from.
+"$BUN" run scripts/pg-test-template.ts || exit 1
 passed=0
 failed=0
 broken=()
-while IFS= read -r file; do
+# run_file LANE FILE: one file in a Bun process of its own; LANE is the store makeTestApp builds on.
+run_file() {
+  local out code p f
   out=$(mktemp)
-  "$BUN" test "$file" 2>&1 | tee "$out"
+  SVC_TEST_STORE=$1 "$BUN" test "$2" 2>&1 | tee "$out"
   code=${PIPESTATUS[0]}
   p=$(grep -Eo '^ *[0-9]+ pass$' "$out" | grep -Eo '[0-9]+' | tail -n 1)
   f=$(grep -Eo '^ *[0-9]+ fail$' "$out" | grep -Eo '[0-9]+' | tail -n 1)
   passed=$((passed + ${p:-0}))
   failed=$((failed + ${f:-0}))
-  if [ "$code" -ne 0 ]; then broken+=("$file"); fi
+  if [ "$code" -ne 0 ]; then broken+=("$1:$2"); fi
   rm -f "$out"
-done < <(
+}
+# Lane one: every file on SQLite, the default store (and the PostgreSQL store's own tests).
+while IFS= read -r file; do run_file sqlite "$file"; done < <(
   find test -name '*.test.ts' -not -name '*.slow.test.ts' | sort
   if [ "${1:-}" != "--fast" ]; then find test -name '*.slow.test.ts' | sort; fi
+)
+# Lane two: the files that build the service with makeTestApp (directly or through a helper that
+# does) again, each app on a PostgreSQL database of its own (test/helpers/test-store.ts). The slow
+# tier stays on SQLite.
+app_helpers=$(grep -rl makeTestApp test --include='*.ts' | grep -v '\.test\.ts$' | grep -v -e 'helpers/app.ts' -e 'helpers/test-store.ts')
+pattern=makeTestApp
+for helper in $app_helpers; do pattern="$pattern|$(basename "${helper%.ts}")\""; done
+while IFS= read -r file; do run_file postgres "$file"; done < <(
+  grep -rlE "$pattern" test --include='*.test.ts' | grep -v '\.slow\.test\.ts$' | sort
 )
 echo
 if [ "${#broken[@]}" -gt 0 ]; then

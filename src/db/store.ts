@@ -118,8 +118,10 @@ export function postgresStore(
     }),
     writable() {
       try {
-        // A write transaction begun and rolled back: fails on a read-only standby or a lost server.
-        client.transaction(() => client.query("SELECT txid_current()"), "read committed");
+        // A transaction as the stores begin them: read-only on a standby, or when the database or
+        // role defaults to read-only transactions (e.g. during maintenance); fails on a lost server.
+        const [row] = client.query<{ ro: string }>("SELECT current_setting('transaction_read_only') AS ro");
+        if (row?.ro === "on") return "database not writable: transactions are read-only (a standby server?)";
         return "ok";
       } catch (e) {
         return `database not writable: ${e instanceof Error ? e.message : String(e)}`;

@@ -236,7 +236,7 @@ describe("bank accounts", () => {
     }
 
     // The account reaches its login through its connection; only the connection holds it, sealed.
-    const row = t.services.database.sqlite
+    const row = t.db
       .query<{ c: Uint8Array | null }, [string]>(
         `SELECT c.credentials_enc AS c FROM bank_accounts a JOIN bank_connections c ON c.id = a.connection_id
           WHERE a.id = ?`,
@@ -253,9 +253,8 @@ describe("bank accounts", () => {
     });
     // No column of either table holds it in clear either.
     for (const table of ["bank_accounts", "bank_connections"]) {
-      const dump = JSON.stringify(
-        t.services.database.sqlite.query(`SELECT * FROM ${table}`).all(),
-        (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString("latin1") : v),
+      const dump = JSON.stringify(t.db.query(`SELECT * FROM ${table}`).all(), (_k, v) =>
+        v instanceof Uint8Array ? Buffer.from(v).toString("latin1") : v,
       );
       expect(dump).not.toContain(sentinel);
     }
@@ -539,16 +538,17 @@ describe("tokens", () => {
     expect(listed.tokens).toEqual([patched]);
 
     // The guard sees the change: an address outside the new allow-list is refused.
-    const check = (ip: string) => {
+    // (A promise where the rate limits are shared: PostgreSQL.)
+    const check = async (ip: string) => {
       try {
-        t.services.guard.authenticate(`Bearer ${created.token}`, ip, { purpose: "integration" });
+        await t.services.guard.authenticate(`Bearer ${created.token}`, ip, { purpose: "integration" });
         return "ok";
       } catch (e) {
         return e instanceof ApiError ? e.code : String(e);
       }
     };
-    expect(check("192.0.2.10")).toBe("ok");
-    expect(check("198.51.100.1")).toBe("forbidden_ip");
+    expect(await check("192.0.2.10")).toBe("ok");
+    expect(await check("198.51.100.1")).toBe("forbidden_ip");
 
     // null puts the default rate limit back; an empty list of IPs removes the restriction.
     const reset = await json<TokenBody & { rate_limit_is_default: boolean }>(
@@ -561,7 +561,7 @@ describe("tokens", () => {
     expect(reset.rate_limit_is_default).toBe(true);
     expect(reset.allowed_ips).toEqual([]);
     expect(reset.name).toBe("renamed");
-    expect(check("198.51.100.1")).toBe("ok");
+    expect(await check("198.51.100.1")).toBe("ok");
   });
 
   test("PATCH validates like create", async () => {

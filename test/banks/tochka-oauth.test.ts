@@ -70,9 +70,8 @@ describe("the bank's consent flow", () => {
     expect(typeof login.access_token).toBe("string");
     expect(typeof login.refresh_token).toBe("string");
     // Sealed at rest: no token in clear in the database, the answers or the logs.
-    const dump = JSON.stringify(
-      w.t.services.database.sqlite.query("SELECT * FROM bank_connections").all(),
-      (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString("latin1") : v),
+    const dump = JSON.stringify(w.t.db.query("SELECT * FROM bank_connections").all(), (_k, v) =>
+      v instanceof Uint8Array ? Buffer.from(v).toString("latin1") : v,
     );
     for (const secret of [login.access_token, login.refresh_token, CLIENT.client_secret] as string[]) {
       expect(dump).not.toContain(secret);
@@ -88,7 +87,7 @@ describe("the bank's consent flow", () => {
       "GET /connect/authorize",
       "POST /connect/token",
     ]);
-    const audit = w.t.services.database.sqlite
+    const audit = w.t.db
       .query<{ action: string }, []>(
         "SELECT action FROM audit_log WHERE action LIKE 'admin.bank_connection.%' ORDER BY id",
       )

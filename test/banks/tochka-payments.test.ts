@@ -97,7 +97,7 @@ describe("payments for signing at Tochka", () => {
       code: "bank_error",
       message: "Банк отклонил платёж: Недостаточно средств",
     });
-    const audit = w.t.services.database.sqlite
+    const audit = w.t.db
       .query<{ outcome: string }, []>(
         "SELECT outcome FROM audit_log WHERE action = 'payments.item.status' ORDER BY id",
       )

@@ -123,7 +123,7 @@ describe("statements from Tochka", () => {
     const again = await w.settle(await order(w, account.id));
     expect(again.status).toBe("ready");
     const ids = (sid: string) =>
-      w.t.services.database.sqlite
+      w.t.db
         .query<{ id: string }, [string]>(
           "SELECT operation_id AS id FROM statement_operations WHERE statement_id = ? ORDER BY seq",
         )
@@ -148,7 +148,7 @@ describe("statements from Tochka", () => {
     expect(error.code).toBe("statement_totals_mismatch");
     expect(error.message).toMatch(/остаток на конец/);
     // Nothing of it was stored.
-    const stored = w.t.services.database.sqlite
+    const stored = w.t.db
       .query<{ n: number }, [string]>("SELECT count(*) AS n FROM statement_operations WHERE statement_id = ?")
       .get(refused.statement_id as string);
     expect(stored?.n).toBe(0);
@@ -251,7 +251,7 @@ describe("statements from Tochka", () => {
     expect(statement.operations_count).toBe(bookedOf(w, account.bankId).length);
     const pages = w.fake.requests.filter((r) => r.method === "GET" && r.query.page !== undefined);
     expect(pages.length).toBeGreaterThanOrEqual(6);
-  });
+  }, 30_000); // storing 20,000 operations takes seconds on PostgreSQL
 });
 
 describe("the bank's sandbox and test tokens", () => {

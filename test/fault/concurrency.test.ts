@@ -74,8 +74,7 @@ describe("200 parallel requests, limit 100 per minute", () => {
         accounts: [{ bank_account_id: account.bank_account_id, allow_read_statements: true }],
       }).token;
       const session = await initSession(t, token);
-      const audits = () =>
-        t.services.database.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM audit_log").get()!.n;
+      const audits = () => t.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM audit_log").get()!.n;
       const before = audits();
       const responses = await Promise.all(
         Array.from({ length: PARALLEL - 1 }, (_, i) =>

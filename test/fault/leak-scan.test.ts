@@ -3,7 +3,7 @@
 // route and every tool. The one exception is the creation response that returns a raw token.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
-import { ADMIN_TOKEN, BASE, makeTestApp, type TestApp } from "../helpers/app";
+import { ADMIN_TOKEN, BASE, makeTestApp, storeDump, type TestApp } from "../helpers/app";
 import { paymentFile } from "../payments/support";
 import { IMPORTS, MCP, SLOW, STATEMENTS } from "./support";
 
@@ -329,7 +329,7 @@ describe("leak scan", () => {
       }
     }
     // At rest: credentials are sealed and tokens stored as hashes, so neither is in the database.
-    const dump = Buffer.from(t.services.database.sqlite.serialize()).toString("latin1");
+    const dump = storeDump(t);
     for (const { what, value } of secrets.filter(
       (s) => !s.what.includes("sha256") && !s.what.includes("SHA256"),
     )) {

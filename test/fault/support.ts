@@ -195,5 +195,5 @@ export function nextMinute(t: TestApp): void {
 }
 
 export function countRows(t: TestApp, table: string): number {
-  return t.services.database.sqlite.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
+  return t.db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
 }

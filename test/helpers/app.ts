@@ -8,7 +8,10 @@ import { buildServices, type ServiceOverrides, type Services } from "../../src/c
 import { ManualClock } from "../../src/core/clock";
 import { createLogger } from "../../src/core/logger";
 import { migrate, openDatabase } from "../../src/db/open";
+import type { SqlStatement, SqlValue } from "../../src/db/sql-port";
+import type { Store } from "../../src/db/store";
 import { withAccountKey } from "../../src/formats/validators";
+import { cloneTemplate, onPostgres, postgresTestStore } from "./test-store";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghijkl";
 export const BASE = "http://localhost";
@@ -26,11 +29,18 @@ export interface TestApp {
     init?: { token?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<Response>;
   admin(method: string, path: string, body?: unknown): Promise<Response>;
+  /** Statements on the app's store, SQLite or PostgreSQL (portable SQL, see src/db/sql-port.ts). */
+  db: {
+    query<Row = Record<string, unknown>, Params extends SqlValue[] = SqlValue[]>(
+      text: string,
+    ): SqlStatement<Row, Params>;
+  };
   fixtures: Fixtures;
 }
 
 export interface TestAppOptions {
-  /** A database file instead of ":memory:" (a second, read-only connection then exists). */
+  /** A database file instead of ":memory:" (a second, read-only connection then exists); always
+   *  SQLite, also in the PostgreSQL lane. */
   dbPath?: string;
   overrides?: ServiceOverrides;
 }
@@ -41,19 +51,28 @@ export function makeTestApp(
   options: TestAppOptions = {},
 ): TestApp {
   const dbPath = options.dbPath ?? ":memory:";
+  // The PostgreSQL lane (SVC_TEST_STORE=postgres): every app without a file of its own gets a
+  // PostgreSQL database of its own.
+  const databaseUrl = onPostgres && options.dbPath === undefined ? cloneTemplate() : null;
   const config: Config = loadConfig({
     SVC_DB_PATH: dbPath,
     SVC_ADMIN_TOKEN: ADMIN_TOKEN,
     SVC_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
+    ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}),
     ...env,
   });
   const clock = new ManualClock(start);
   const logs: string[] = [];
-  const database = openDatabase(dbPath);
-  migrate(database.db);
+  let store: Store | ReturnType<typeof openDatabase>;
+  if (databaseUrl) {
+    store = postgresTestStore(databaseUrl, config.rowCache);
+  } else {
+    store = openDatabase(dbPath);
+    migrate(store.db);
+  }
   const services = buildServices(
     config,
-    database,
+    store,
     clock,
     createLogger("debug", (l) => logs.push(l)),
     options.overrides,
@@ -74,9 +93,39 @@ export function makeTestApp(
   const admin: TestApp["admin"] = (method, path, body) =>
     request(method, `/admin/api${path}`, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
 
-  const t: TestApp = { app, services, clock, logs, clientIp, request, admin, fixtures: undefined as never };
+  const db: TestApp["db"] = { query: (text) => services.store.port.prepare(text) };
+  const t: TestApp = {
+    app,
+    services,
+    clock,
+    logs,
+    clientIp,
+    request,
+    admin,
+    db,
+    fixtures: undefined as never,
+  };
   t.fixtures = new Fixtures(t);
   return t;
+}
+
+/**
+ * Everything the app's database holds, as text to search for secrets: SQLite's whole file (free
+ * pages included), or every row of every table of PostgreSQL's schema (bytes as latin1).
+ */
+export function storeDump(t: TestApp): string {
+  const { store } = t.services;
+  if (store.kind === "sqlite") return Buffer.from(store.database.sqlite.serialize()).toString("latin1");
+  const tables = t.db
+    .query<{ name: string }, []>(
+      `SELECT table_schema || '.' || table_name AS name FROM information_schema.tables
+        WHERE table_schema IN ('public', 'drizzle')`,
+    )
+    .all();
+  return JSON.stringify(
+    tables.map(({ name }) => t.db.query(`SELECT * FROM ${name}`).all()),
+    (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString("latin1") : v),
+  );
 }
 
 let accountCounter = 0;

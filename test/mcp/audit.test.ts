@@ -138,9 +138,7 @@ describe("audit cannot be skipped", () => {
     const init = await post(t, w.token, { jsonrpc: "2.0", id: 5, method: "initialize", params: {} });
     expect(init.headers.get("mcp-session-id")).toBeNull();
     await expectError(init, 503, "service_unavailable");
-    const rows = t.services.database.sqlite
-      .query<{ n: number }, []>("SELECT COUNT(*) AS n FROM mcp_sessions")
-      .get();
+    const rows = t.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM mcp_sessions").get();
     expect(rows?.n).toBe(1); // only the session made before the audit broke
   });
 

@@ -211,7 +211,7 @@ describe("stateless requests (2026-07-28)", () => {
     expect(foreign.status).toBe(403);
     await modern(t, w.token, "tools/call", { name: "list_companies", arguments: {} });
     await t.services.agentAudit.flush();
-    const rows = t.services.database.sqlite
+    const rows = t.db
       .query<{ action: string; mcp_session_id: string | null; protocol_revision: string | null }, []>(
         "SELECT action, mcp_session_id, protocol_revision FROM audit_log WHERE action LIKE 'mcp.%' ORDER BY id",
       )
@@ -282,7 +282,7 @@ describe("sessions keep working beside it (2025-11-25)", () => {
     const noSession = await post(t, w.token, { jsonrpc: "2.0", id: 5, method: "tools/list" });
     expect(((await noSession.json()) as RpcResponse).error?.code).toBe(-32600);
     await t.services.agentAudit.flush();
-    const last = t.services.database.sqlite
+    const last = t.db
       .query<{ protocol_revision: string | null }, []>(
         "SELECT protocol_revision FROM audit_log WHERE action = 'mcp.tools_list' ORDER BY id DESC LIMIT 1",
       )

@@ -12,8 +12,7 @@ function setup(ttlSeconds = 600) {
 }
 
 function countSessions(t: ReturnType<typeof makeTestApp>): number {
-  return t.services.database.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM mcp_sessions").get()!
-    .n;
+  return t.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM mcp_sessions").get()!.n;
 }
 
 describe("expiry and extension", () => {

@@ -315,7 +315,7 @@ describe("search_operations", () => {
     expect(first.structuredContent.next_cursor).toBeString();
 
     const { all, pages } = await searchAll(call, { ...args, limit: 37 });
-    const expected = t.services.database.sqlite
+    const expected = t.db
       .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM operations WHERE bank_account_id = ?")
       .get(accountId)!.n;
     expect(all).toHaveLength(expected);

@@ -89,7 +89,7 @@ describe("the code flow", () => {
       )
     ).grants[0]!;
     expect(grant.client_name).toBe("Test agent host");
-    const audited = t.services.database.sqlite
+    const audited = t.db
       .query<{ api_token_id: string }, []>(
         "SELECT api_token_id FROM audit_log WHERE action = 'mcp.list_bank_accounts'",
       )
@@ -118,7 +118,7 @@ describe("the code flow", () => {
     // Stored only as hashes.
     const dump = JSON.stringify(
       ["oauth_requests", "oauth_refresh_tokens", "api_tokens"].map((table) =>
-        t.services.database.sqlite.query(`SELECT * FROM ${table}`).all(),
+        t.db.query(`SELECT * FROM ${table}`).all(),
       ),
     );
     for (const secret of [callback.searchParams.get("code")!, tokens.access_token, tokens.refresh_token]) {
@@ -339,7 +339,7 @@ describe("abuse, each refused", () => {
     });
     const client = await json<{ client_id: string; client_secret: string }>(res);
     expect(client.client_secret).toBeString();
-    const dump = JSON.stringify(t.services.database.sqlite.query("SELECT * FROM oauth_clients").all());
+    const dump = JSON.stringify(t.db.query("SELECT * FROM oauth_clients").all());
     expect(dump).not.toContain(client.client_secret);
     const { verifier, challenge } = pkce();
     const callback = await approvedCallback(

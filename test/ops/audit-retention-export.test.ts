@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { AuditRetention } from "../../src/audit/audit-retention";
 import { createLogger } from "../../src/core/logger";
-import { sqlitePort } from "../../src/db/sql-port";
 import { ADMIN_TOKEN, BASE, makeTestApp, type TestApp } from "../helpers/app";
 import { svcAdminRun, tempDir } from "../helpers/server";
 
@@ -14,7 +13,7 @@ const DAY = 86_400_000;
 /** Audit entries of one token, one per `stepMs`, from the clock's time backwards. */
 function writeEntries(t: TestApp, tokenId: string, count: number, stepMs: number): void {
   const now = t.clock.now().getTime();
-  t.services.database.sqlite.transaction(() => {
+  t.services.store.port.transaction(() => {
     for (let i = count - 1; i >= 0; i--) {
       t.services.audit.write({
         at: new Date(now - i * stepMs),
@@ -28,7 +27,7 @@ function writeEntries(t: TestApp, tokenId: string, count: number, stepMs: number
         transport: "http",
       });
     }
-  })();
+  });
 }
 
 describe("audit retention", () => {
@@ -37,7 +36,7 @@ describe("audit retention", () => {
     const { tokenId } = t.fixtures.world({ purpose: "mcp" });
     // 2,000 entries an hour apart: about 83 days, of which the last 30 days stay.
     writeEntries(t, tokenId, 2000, 3_600_000);
-    const sqlite = t.services.database.sqlite;
+    const sqlite = t.db;
     const count = () => sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM audit_log").get()?.n ?? 0;
     const before = count();
     const cutoff = new Date(t.clock.now().getTime() - 30 * DAY).toISOString();
@@ -48,7 +47,7 @@ describe("audit retention", () => {
 
     const logs: string[] = [];
     const retention = new AuditRetention(
-      sqlitePort(sqlite),
+      t.services.store.port,
       30,
       t.clock,
       createLogger("info", (l) => logs.push(l)),

@@ -5,6 +5,7 @@ import { json, makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
 import { parsePrometheus, sampleValue } from "../helpers/prometheus";
 import { ROOT } from "../helpers/server";
+import { onPostgres } from "../helpers/test-store";
 import { callTool, initSession } from "../mcp/helpers";
 
 const METRICS_TOKEN = "metrics-scrape-token-0123";
@@ -105,7 +106,10 @@ describe("GET /metrics", () => {
     expect(sampleValue(m, "svc_statements", { status: "ready" })).toBe(1);
     expect(sampleValue(m, "svc_statement_oldest_processing_age_seconds")).toBe(0);
     expect(sampleValue(m, "svc_agent_sessions_open")).toBe(1);
-    expect(sampleValue(m, "svc_database_bytes", { file: "database" })).toBe(0); // in memory
+    // SQLite in memory has no file; PostgreSQL's database has a size.
+    const databaseBytes = sampleValue(m, "svc_database_bytes", { file: "database" });
+    if (onPostgres) expect(databaseBytes).toBeGreaterThan(0);
+    else expect(databaseBytes).toBe(0);
 
     // Every series the committed Grafana dashboard plots is one the service exposes.
     const dashboard = await Bun.file(join(ROOT, "ops/grafana-dashboard.json")).json();
@@ -196,14 +200,15 @@ describe("GET /readyz", () => {
   test("migrations not current and an unwritable database are named", async () => {
     const t = makeTestApp();
     await t.services.poller.tick();
-    const sqlite = t.services.database.sqlite;
-    sqlite.exec(
-      "DELETE FROM __drizzle_migrations WHERE rowid = (SELECT max(rowid) FROM __drizzle_migrations)",
-    );
+    const migrations = onPostgres ? "drizzle.__drizzle_migrations" : "__drizzle_migrations";
+    t.db
+      .query(`DELETE FROM ${migrations} WHERE created_at = (SELECT max(created_at) FROM ${migrations})`)
+      .run();
     let details = await expectError(await t.request("GET", "/readyz"), 503, "service_unavailable");
     expect(details).toMatchObject({ failing: ["migrations"] });
 
-    sqlite.exec("PRAGMA query_only = ON");
+    // The connection refuses writes from now on (a read-only file or folder, a standby server).
+    t.db.query(onPostgres ? "SET default_transaction_read_only = on" : "PRAGMA query_only = ON").run();
     details = await expectError(await t.request("GET", "/readyz"), 503, "service_unavailable");
     expect(details.failing).toContain("database");
   });

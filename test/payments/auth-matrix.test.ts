@@ -173,14 +173,10 @@ describe.each(routes)("auth matrix: $name", (route) => {
       const mover = token(w);
       const moved = await importOf(w, mover.token);
       const otherCompany = w.t.services.accounts.findById(w.otherAccountId)!.companyId;
-      w.t.services.database.sqlite
-        .query("UPDATE bank_accounts SET company_id = ? WHERE id = ?")
-        .run(otherCompany, w.accountId);
+      w.t.db.query("UPDATE bank_accounts SET company_id = ? WHERE id = ?").run(otherCompany, w.accountId);
       w.t.services.externalChanges.invalidate(); // changed behind the repositories
       await expectError(await route.send(w, bearer(mover.token), moved), 403, "forbidden_company");
-      w.t.services.database.sqlite
-        .query("UPDATE bank_accounts SET company_id = ? WHERE id = ?")
-        .run(w.companyId, w.accountId);
+      w.t.db.query("UPDATE bank_accounts SET company_id = ? WHERE id = ?").run(w.companyId, w.accountId);
       w.t.services.externalChanges.invalidate();
     }
 

@@ -52,7 +52,7 @@ async function setup(opts: { bank?: string; docs?: number } = {}) {
 }
 
 function itemRows(t: TestApp) {
-  return t.services.database.sqlite
+  return t.db
     .query<
       {
         id: string;

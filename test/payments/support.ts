@@ -130,9 +130,8 @@ export async function upload(
 }
 
 export function paymentTableCounts(t: TestApp): Record<string, number> {
-  const sqlite = t.services.database.sqlite;
   const count = (table: string) =>
-    sqlite.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
+    t.db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
   return {
     payment_imports: count("payment_imports"),
     payment_items: count("payment_items"),

@@ -25,7 +25,7 @@ async function readyStatement(t: TestApp, token: string, accountId: string): Pro
 }
 
 function storedKinds(t: TestApp, id: string): string[] {
-  return t.services.database.sqlite
+  return t.db
     .query<{ doc_type: string }, [string]>(
       `SELECT DISTINCT o.doc_type FROM statement_operations so
          JOIN statements s ON s.id = so.statement_id
@@ -68,7 +68,7 @@ describe("document kinds of a statement", () => {
 
     // Written behind the repository (its cached rows are dropped by hand).
     const setKept = (value: string | null) => {
-      t.services.database.sqlite.query("UPDATE statements SET doc_types = ? WHERE id = ?").run(value, id);
+      t.db.query("UPDATE statements SET doc_types = ? WHERE id = ?").run(value, id);
       t.services.externalChanges.invalidate();
     };
     // The kept value is what the header shows (the operations are not read again).

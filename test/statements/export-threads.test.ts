@@ -65,7 +65,7 @@ describe("exports rendered by worker threads", () => {
     const repo = t.services.exportQueries;
     const threads = t.services.exportThreads;
     // Line breaks inside values: such documents are written by the field writer, in the worker too.
-    const breaks = t.services.database.sqlite
+    const breaks = t.db
       .query("SELECT count(*) AS n FROM operations WHERE purpose LIKE '%' || char(10) || '%'")
       .get() as { n: number };
     expect(breaks.n).toBeGreaterThan(0);
@@ -198,7 +198,7 @@ describe("exports rendered by worker threads", () => {
     for (const minOperations of [1, Number.MAX_SAFE_INTEGER]) {
       const { t, w, row, url } = await appWithStatement({ minOperations, threads: 2 });
       // The 1C writer refuses a negative amount; this operation sits on the third page.
-      t.services.database.sqlite
+      t.db
         .query(
           `UPDATE operations SET amount = -1 WHERE operation_id =
              (SELECT operation_id FROM statement_operations WHERE statement_id = ? AND seq = 600)`,

@@ -151,7 +151,7 @@ describe("exports", () => {
     const rb = t.services.statementRepo.findById(b)!;
     expect([rb.opening_balance, rb.closing_balance]).toEqual([ra.opening_balance, ra.closing_balance]);
     // Overlapping statements share stored operations.
-    const stored = t.services.database.sqlite.query("SELECT count(*) AS n FROM operations").get() as {
+    const stored = t.db.query("SELECT count(*) AS n FROM operations").get() as {
       n: number;
     };
     expect(stored.n).toBe(ja.operations.length);

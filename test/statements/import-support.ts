@@ -113,7 +113,7 @@ export function storedCounts(t: TestApp): {
   balances: number;
 } {
   const n = (table: string) =>
-    t.services.database.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0;
+    t.db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0;
   return {
     statements: n("statements"),
     operations: n("operations"),

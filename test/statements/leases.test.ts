@@ -19,9 +19,7 @@ describe("statement leases", () => {
       created_at: t.clock.now().toISOString(),
     });
     expect(row.lease_until_ms).toBe(0);
-    t.services.database.sqlite
-      .query("UPDATE statements SET lease_until_ms = ? WHERE id = ?")
-      .run(now + 60_000, row.id);
+    t.db.query("UPDATE statements SET lease_until_ms = ? WHERE id = ?").run(now + 60_000, row.id);
     const requests = () =>
       t.services.sandboxLog.list(w.account.bank_account_id).filter((r) => r.kind === "statement_request");
 

@@ -30,7 +30,7 @@ describe("ordering", () => {
     const ids = new Set(await Promise.all(responses.map(async (r) => (await json(r)).statement_id)));
     expect(ids.size).toBe(1);
     await settle(t);
-    const count = t.services.database.sqlite.query("SELECT count(*) AS n FROM statements").get() as {
+    const count = t.db.query("SELECT count(*) AS n FROM statements").get() as {
       n: number;
     };
     expect(count.n).toBe(1);

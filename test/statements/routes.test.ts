@@ -176,7 +176,7 @@ describe("POST /api/v1/integration/statements", () => {
     };
     await expectError(await order(t, w.token, body), 501, "bank_not_supported");
     await expectError(await order(t, w.token, body), 501, "bank_not_supported");
-    const count = t.services.database.sqlite.query("SELECT count(*) AS n FROM statements").get() as {
+    const count = t.db.query("SELECT count(*) AS n FROM statements").get() as {
       n: number;
     };
     expect(count.n).toBe(0);
@@ -370,9 +370,7 @@ describe("auth matrix", () => {
     const company = t.fixtures.company();
     const account = t.fixtures.account(company.company_id, "sandbox");
     // As if the account were on a real bank (no such adapter is registered here).
-    t.services.database.sqlite
-      .query("UPDATE bank_accounts SET bank = 'realbank' WHERE id = ?")
-      .run(account.bank_account_id);
+    t.db.query("UPDATE bank_accounts SET bank = 'realbank' WHERE id = ?").run(account.bank_account_id);
     t.services.externalChanges.invalidate(); // changed behind the repositories
     const testToken = t.fixtures.token(company.company_id, {
       mode: "test",
