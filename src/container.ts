@@ -72,7 +72,7 @@ export function buildServices(
     : null;
   const audit = new AuditLog(port);
   // Agent calls commit their audit entries in groups; everything else writes its own.
-  const agentAudit = new AuditBatcher(audit, port, metrics ?? undefined);
+  const agentAudit = new AuditBatcher(audit, metrics ?? undefined);
   // Replicas share one count per token; one SQLite server counts in its memory.
   const rateLimiter =
     overrides.rateLimiter ??

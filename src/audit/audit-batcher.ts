@@ -3,7 +3,6 @@
 // caller's promise settles only once its entry is committed (or the commit failed): no data goes
 // out unaudited.
 import { type Metrics, noMetrics } from "../core/metrics";
-import type { SqlPort } from "../db/sql-port";
 import type { AuditEntryInput, AuditLog } from "./audit-log";
 
 interface Pending {
@@ -22,7 +21,6 @@ export class AuditBatcher implements AuditSink {
 
   constructor(
     private readonly log: AuditLog,
-    private readonly port: SqlPort,
     private readonly metrics: Metrics = noMetrics,
   ) {}
 
@@ -44,9 +42,7 @@ export class AuditBatcher implements AuditSink {
     if (batch.length === 0) return;
     const started = performance.now();
     try {
-      this.port.transaction(() => {
-        for (const p of batch) this.log.write(p.entry);
-      });
+      this.log.writeAll(batch.map((p) => p.entry));
     } catch (error) {
       for (const p of batch) p.reject(error);
       return;

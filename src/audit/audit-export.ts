@@ -2,26 +2,11 @@
 // one at a time (`iterate`) and written in chunks, so memory does not grow with the log.
 import { csvFormatRow } from "d3-dsv";
 import type { SqlPort } from "../db/sql-port";
+import { AUDIT_COLUMNS } from "./audit-log";
 
 export type AuditExportFormat = "jsonl" | "csv";
 
-const COLUMNS = [
-  "id",
-  "at",
-  "actor",
-  "api_token_id",
-  "mcp_session_id",
-  "action",
-  "tool",
-  "target",
-  "arguments",
-  "outcome",
-  "duration_ms",
-  "request_id",
-  "ip",
-  "transport",
-  "protocol_revision",
-] as const;
+const COLUMNS = ["id", ...AUDIT_COLUMNS] as const;
 
 type Row = Record<(typeof COLUMNS)[number], string | number | null>;
 

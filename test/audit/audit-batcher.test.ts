@@ -8,7 +8,7 @@ function setup() {
   const database = openDatabase(":memory:");
   migrate(database.db);
   const log = new AuditLog(sqlitePort(database.sqlite));
-  return { database, log, batcher: new AuditBatcher(log, sqlitePort(database.sqlite)) };
+  return { database, log, batcher: new AuditBatcher(log) };
 }
 
 const entry = (action: string) => ({

@@ -127,7 +127,7 @@ describe("audit log on both stores", () => {
   test("PostgreSQL: the batcher commits one turn's entries together; an unreachable server fails every one", async () => {
     const pg = ports[1]!;
     const log = new AuditLog(pg);
-    const batcher = new AuditBatcher(log, pg);
+    const batcher = new AuditBatcher(log);
     const entry = (n: number) => ({
       at: new Date("2026-11-22T00:00:00Z"),
       actor: "token" as const,
@@ -139,7 +139,7 @@ describe("audit log on both stores", () => {
     expect(log.query({ apiTokenId: "c", limit: 10 }).map((e) => e.outcome)).toEqual(["ok 3", "ok 2", "ok 1"]);
 
     const gone = new PgSyncClient("postgres://svc@127.0.0.1:1/none", { timeoutMs: 2000 });
-    const down = new AuditBatcher(new AuditLog(postgresPort(gone)), postgresPort(gone));
+    const down = new AuditBatcher(new AuditLog(postgresPort(gone)));
     const results = await Promise.allSettled([1, 2].map((n) => down.write(entry(n))));
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
     gone.close();

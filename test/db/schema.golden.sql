@@ -164,7 +164,7 @@ CREATE INDEX `payment_items_submission_idx` ON `payment_items` (`submission_id`)
 (no sql: created by SQLite)
 
 -- table payment_submissions on payment_submissions
-CREATE TABLE `payment_submissions` ( `id` text PRIMARY KEY NOT NULL, `api_token_id` text NOT NULL, `external_id` text NOT NULL, `payload_hash` text NOT NULL, `kind` text NOT NULL, `import_id` text NOT NULL, `item_id` text, `status` text NOT NULL, `result_json` text, `created_at` text NOT NULL, `completed_at` text, FOREIGN KEY (`import_id`) REFERENCES `payment_imports`(`id`) ON UPDATE no action ON DELETE no action );
+CREATE TABLE `payment_submissions` ( `id` text PRIMARY KEY NOT NULL, `api_token_id` text NOT NULL, `external_id` text NOT NULL, `payload_hash` text NOT NULL, `kind` text NOT NULL, `import_id` text NOT NULL, `item_id` text, `status` text NOT NULL, `result_json` text, `created_at` text NOT NULL, `completed_at` text, `lease_until_ms` integer DEFAULT 0 NOT NULL, FOREIGN KEY (`import_id`) REFERENCES `payment_imports`(`id`) ON UPDATE no action ON DELETE no action );
 
 -- index payment_submissions_status_idx on payment_submissions
 CREATE INDEX `payment_submissions_status_idx` ON `payment_submissions` (`status`);

@@ -80,18 +80,7 @@ export function makeTestApp(
   const clientIp = { value: "127.0.0.1" };
   const app = createApp(services, { socketIp: () => clientIp.value });
 
-  const request: TestApp["request"] = (method, path, init = {}) => {
-    const headers: Record<string, string> = { ...init.headers };
-    if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
-    let body: string | undefined;
-    if (init.body !== undefined) {
-      body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
-      headers["content-type"] ??= "application/json";
-    }
-    return app.handle(new Request(`${BASE}${path}`, { method, headers, body }));
-  };
-  const admin: TestApp["admin"] = (method, path, body) =>
-    request(method, `/admin/api${path}`, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const { request, admin } = requests((r) => app.handle(r));
 
   const db: TestApp["db"] = { query: (text) => services.store.port.prepare(text) };
   const t: TestApp = {
@@ -126,6 +115,25 @@ export function storeDump(t: TestApp): string {
     tables.map(({ name }) => t.db.query(`SELECT * FROM ${name}`).all()),
     (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString("latin1") : v),
   );
+}
+
+/** A test's `request` and `admin` over whatever answers a Request (an app, or a server over the network). */
+export function requests(
+  handle: (request: Request) => Promise<Response>,
+): Pick<TestApp, "request" | "admin"> {
+  const request: TestApp["request"] = (method, path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+      headers["content-type"] ??= "application/json";
+    }
+    return handle(new Request(`${BASE}${path}`, { method, headers, body }));
+  };
+  const admin: TestApp["admin"] = (method, path, body) =>
+    request(method, `/admin/api${path}`, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  return { request, admin };
 }
 
 let accountCounter = 0;

@@ -88,6 +88,12 @@ export async function signedIn(
   const clientId = await register(t);
   const { verifier, challenge } = pkce();
   const callback = await approvedCallback(t, clientId, challenge, approve);
+  const tokens = await exchangeCode(t, clientId, callback, verifier);
+  return { clientId, callback, tokens };
+}
+
+/** The code of an approved callback for the client's tokens. */
+export async function exchangeCode(t: TestApp, clientId: string, callback: URL, verifier: string) {
   const res = await form(t, "/oauth/token", {
     grant_type: "authorization_code",
     code: callback.searchParams.get("code")!,
@@ -97,13 +103,7 @@ export async function signedIn(
     resource: `${PUBLIC}/mcp`,
   });
   expect(res.status).toBe(200);
-  const tokens = await json<{
-    access_token: string;
-    refresh_token: string;
-    expires_in: number;
-    scope: string;
-  }>(res);
-  return { clientId, callback, tokens };
+  return json<{ access_token: string; refresh_token: string; expires_in: number; scope: string }>(res);
 }
 
 /** A stateless tools/call on /mcp with a bearer token. */

@@ -9,7 +9,7 @@ import {
 } from "../sql-port";
 import { PgQueryError, type PgSyncClient } from "./sync-client";
 
-/** How often a transaction that lost a serializable conflict to another replica runs again. */
+/** How often a transaction (or a statement of its own) that lost a conflict to another replica runs again. */
 const SERIALIZATION_RETRIES = 5;
 
 /** `?` placeholders to `$1`, `$2`…, leaving string literals and quoted identifiers alone. */
@@ -75,12 +75,28 @@ function storable(values: unknown[]): unknown[] {
   return values;
 }
 
+/** A deadlock or a serialization failure: PostgreSQL rolled the transaction back; running it again is safe. */
+function lostConflict(e: unknown): boolean {
+  return e instanceof PgQueryError && (e.code === "40001" || e.code === "40P01");
+}
+
 export function postgresPort(client: PgSyncClient): SqlPort {
+  // A statement outside a transaction is one of its own: one that lost a conflict runs again.
+  const once = <T>(run: () => T): T => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return run();
+      } catch (e) {
+        if (client.inTransaction || !lostConflict(e) || attempt >= SERIALIZATION_RETRIES) throw e;
+      }
+    }
+  };
   // One statement's three ways of running, from the SQL text and the parameters in order.
   const statement = <Row, P>(text: string, values: (params: P) => unknown[]) => ({
-    get: (params: P) => (client.query(text, storable(values(params)))[0] as Row | undefined) ?? null,
-    all: (params: P) => client.query(text, storable(values(params))) as Row[],
-    run: (params: P) => ({ changes: client.run(text, storable(values(params))) }),
+    get: (params: P) =>
+      once(() => (client.query(text, storable(values(params)))[0] as Row | undefined) ?? null),
+    all: (params: P) => once(() => client.query(text, storable(values(params))) as Row[]),
+    run: (params: P) => once(() => ({ changes: client.run(text, storable(values(params))) })),
   });
   return {
     dialect: "postgres",
@@ -112,7 +128,7 @@ export function postgresPort(client: PgSyncClient): SqlPort {
         try {
           return client.transaction(work, "serializable");
         } catch (e) {
-          if (!(e instanceof PgQueryError && e.code === "40001") || attempt >= SERIALIZATION_RETRIES) throw e;
+          if (!lostConflict(e) || attempt >= SERIALIZATION_RETRIES) throw e;
         }
       }
     },
