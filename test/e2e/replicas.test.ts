@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { embeddedPgMigrations } from "../../src/db/pg/migrate";
 import { withAccountKey } from "../../src/formats/validators";
+import { requests, type TestApp } from "../helpers/app";
 import { connect, freshDatabase } from "../helpers/postgres";
 import { type RunningProcess, removeTempDirs, seedToken, startServe, tempDir } from "../helpers/server";
+import { approvedCallback, exchangeCode, form, mcpCall, PUBLIC, pkce, register } from "../oauth/support";
 import { paymentFile } from "../payments/support";
 
 /** A harness limit for a test that starts processes, not a performance assertion. */
@@ -29,6 +31,7 @@ function startReplica(env: Record<string, string> = {}): Promise<RunningProcess>
       SVC_SECRET_KEY: SECRET_KEY,
       SVC_BANK_POLL_INTERVAL_MS: String(POLL_MS),
       SVC_METRICS_TOKEN: METRICS_TOKEN,
+      SVC_PUBLIC_URL: PUBLIC,
       ...env,
     },
   });
@@ -63,6 +66,20 @@ async function settled<T>(answer: () => Promise<T>, before: T): Promise<T> {
 
 /** Replica i % 3: requests spread over the fleet as a round-robin balancer would. */
 const replica = (i: number) => replicas[i % replicas.length]!;
+
+/** A replica as the in-process OAuth helpers drive an app: the same requests, over the network. */
+function overNetwork(r: RunningProcess): TestApp {
+  const handle = async (req: Request) => {
+    const url = new URL(req.url);
+    return fetch(`${r.url}${url.pathname}${url.search}`, {
+      method: req.method,
+      headers: req.headers,
+      body: req.method === "GET" ? undefined : await req.text(),
+      redirect: "manual",
+    });
+  };
+  return { app: { handle }, ...requests(handle) } as unknown as TestApp;
+}
 
 describe("replicas on one PostgreSQL database", () => {
   test("started together on an empty database, they applied each migration once", async () => {
@@ -260,6 +277,32 @@ describe("replicas on one PostgreSQL database", () => {
     },
     E2E_TIMEOUT_MS,
   );
+
+  test("an agent host signs in across replicas; a refresh token used twice ends the grant on all", async () => {
+    const seeded = await seedToken(replicas[0]!);
+    const [a, b, c] = replicas.map(overNetwork) as [TestApp, TestApp, TestApp];
+    // Registered on one, authorized on another, approved and exchanged on the third.
+    const clientId = await register(a);
+    const { verifier, challenge } = pkce();
+    const callback = await approvedCallback(b, clientId, challenge, {
+      company_id: seeded.companyId,
+      accounts: [{ bank_account_id: seeded.accountId }],
+    });
+    const tokens = await exchangeCode(c, clientId, callback, verifier);
+    for (const r of [a, b, c]) expect((await mcpCall(r, tokens.access_token)).status).toBe(200);
+
+    const refresh = (on: TestApp, token: string) =>
+      form(on, "/oauth/token", { grant_type: "refresh_token", refresh_token: token, client_id: clientId });
+    const rotated = await refresh(a, tokens.refresh_token);
+    expect(rotated.status).toBe(200);
+    const next = (await rotated.json()) as { access_token: string; refresh_token: string };
+    expect((await mcpCall(b, next.access_token)).status).toBe(200);
+    // The first refresh token again, on another replica: taken as stolen, the whole grant ends.
+    expect((await refresh(c, tokens.refresh_token)).status).toBe(400);
+    for (const r of [a, b, c]) {
+      expect(await settled(async () => (await mcpCall(r, next.access_token)).status, 200)).toBe(401);
+    }
+  });
 
   test("an agent session begun on one replica works on another; DELETE on a third ends it on all", async () => {
     expect(ordered).not.toBeNull();
