@@ -151,7 +151,10 @@ export class AuditLog {
       return;
     }
     // One statement is atomic by itself: no transaction around it (two round trips fewer).
-    if (entries.length === 1) return this.write(entries[0]!);
+    if (entries.length === 1) {
+      this.write(entries[0]!);
+      return;
+    }
     const rows = entries.map(auditRow);
     this.insertManyStmt ??= this.port.prepare<unknown, SqlArray[]>(
       `INSERT INTO audit_log (${AUDIT_COLUMNS.join(", ")})
