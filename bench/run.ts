@@ -1,7 +1,7 @@
 // The benchmarks of svc: `make bench` (or `bun run bench/run.ts`). Not part of `bun test`.
 //
-// Sections (BENCH_ONLY=http,exports,search,orders,startup runs a subset; a subset run writes its
-// JSON to bench/results/partial.json instead of latest.json):
+// Sections (BENCH_ONLY=http,exports,search,orders,startup,postgres runs a subset; a subset run
+// writes its JSON to bench/results/partial.json instead of latest.json):
 //   http     wrk, same connections/threads/duration for: raw Bun.serve, svc REST poll, svc MCP
 //            tools/call get_balance, and the reference peer (MCP SDK + Express on Node)
 //   exports  a 155k-operation statement as json, csv and 1c: ops/s and peak RSS of the server;
@@ -10,14 +10,28 @@
 //            counterparty INN and Cyrillic text; p50/p99 of sequential calls
 //   orders   10k distinct orders (orders/s) and the time until the poller has made all ready
 //   startup  compiled dist/svc to the first /healthz 200; dist/svc-mcp to the first tools/list
+//   postgres a throwaway PostgreSQL (scripts/pg-test.sh: fsync and synchronous_commit off):
+//            REST poll and MCP get_balance on one `svc serve` replica, then on two at once (one wrk
+//            each, half the connections); 2k orders over both replicas and the time until all
+//            are ready; bench/pg-search.ts (search_operations over 1M operations) in its own process
 // Knobs: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_WARMUP_SECONDS (3).
 import { Database } from "bun:sqlite";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { dateInZone } from "../src/core/clock";
+import { type OwnDatabase, ownDatabase } from "../test/helpers/pg";
 import { ROOT, type RunningProcess, startServe, tempDir } from "../test/helpers/server";
 import { describeMachine } from "./lib/machine";
+import {
+  databaseUrl,
+  runPgSearch,
+  type SearchRow,
+  serverSettings,
+  startPostgres,
+  waitReadyOverHttp,
+} from "./lib/postgres";
 import { memoryOf, resetPeak, sampleMemory, spawnListener } from "./lib/proc";
 import {
   agentCallRequests,
@@ -653,6 +667,35 @@ async function searchPart(
 // ---------------------------------------------------------------------------------------------
 // Ordering: 10k distinct orders from 32 concurrent clients, then the poller's drain.
 // ---------------------------------------------------------------------------------------------
+/** `total` distinct orders (one 1-day statement each) from CONNECTIONS concurrent loops; order i
+ *  goes to urls[i % urls.length] (round robin over replicas) with tokens[i % tokens.length]. */
+async function placeOrders(urls: string[], tokens: { token: string }[], accountId: string, total: number) {
+  const today = dateInZone(new Date(), TZ);
+  let next = 0;
+  const statuses = new Map<number, number>();
+  const latencies: number[] = [];
+  const started = performance.now();
+  const worker = async () => {
+    for (let i = next++; i < total; i = next++) {
+      const day = addDays(today, -1 - (i % 365));
+      const t0 = performance.now();
+      const res = await orderRequest(urls[i % urls.length]!, tokens[i % tokens.length]!.token, {
+        accountId,
+        externalId: `order-${i}`,
+        from: day,
+        to: day,
+      });
+      await res.arrayBuffer();
+      latencies.push(performance.now() - t0);
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { started, seconds, statuses, latencies, created: statuses.get(201) ?? 0 };
+}
+
 async function ordersSection() {
   const POLL_MS = 200;
   const svc = await serve("orders", { SVC_BANK_POLL_INTERVAL_MS: String(POLL_MS) });
@@ -667,29 +710,13 @@ async function ordersSection() {
       count: 20,
     });
     const TOTAL = 10_000;
-    const today = dateInZone(new Date(), TZ);
-    let next = 0;
-    const statuses = new Map<number, number>();
-    const latencies: number[] = [];
-    const started = performance.now();
-    const worker = async () => {
-      for (let i = next++; i < TOTAL; i = next++) {
-        const day = addDays(today, -1 - (i % 365));
-        const t0 = performance.now();
-        const res = await orderRequest(server.url, tokens[i % tokens.length]!.token, {
-          accountId,
-          externalId: `order-${i}`,
-          from: day,
-          to: day,
-        });
-        await res.arrayBuffer();
-        latencies.push(performance.now() - t0);
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      }
-    };
-    await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-    const orderSeconds = (performance.now() - started) / 1000;
-    const created = statuses.get(201) ?? 0;
+    const {
+      started,
+      seconds: orderSeconds,
+      statuses,
+      latencies,
+      created,
+    } = await placeOrders([server.url], tokens, accountId, TOTAL);
     const ro = new Database(svc.dbPath, { readonly: true });
     let readyAt = Number.NaN;
     try {
@@ -708,7 +735,6 @@ async function ordersSection() {
     } finally {
       ro.close();
     }
-    latencies.sort((a, b) => a - b);
     const allReadySeconds = (readyAt - started) / 1000;
     const ordersPerS = created / orderSeconds;
     results.orders = {
@@ -733,6 +759,254 @@ async function ordersSection() {
   } finally {
     await svc.stop();
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL: the same HTTP rows on one replica and on two, orders over both, and search over 1M
+// operations (bench/pg-search.ts), on a throwaway server.
+// ---------------------------------------------------------------------------------------------
+type Replica = Awaited<ReturnType<typeof serve>>;
+
+interface ReplicasResult {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  non_2xx: number;
+  socket_errors: number;
+  connections_per_wrk: number;
+  threads_per_wrk: number;
+  per_replica: WrkResult[];
+}
+
+const PG_SEARCH_TARGET = "search_operations p99 < 10 ms over 1M operations (PostgreSQL)";
+const PG_POLL_MS = 200;
+
+/** One wrk per replica, all at once, the connections (and threads) split between them: req/s
+ *  summed, latency the worse of the runs. */
+async function benchReplicas(name: string, runs: { url: string; file: string }[]): Promise<ReplicasResult> {
+  const connections = Math.max(1, Math.floor(CONNECTIONS / runs.length));
+  const threads = Math.min(connections, Math.max(1, Math.floor(THREADS / runs.length)));
+  const all = (seconds: number) =>
+    Promise.all(runs.map((r) => runWrk({ url: r.url, requestsFile: r.file, connections, threads, seconds })));
+  if (WARMUP > 0) await all(WARMUP);
+  const each = await all(SECONDS);
+  const r: ReplicasResult = {
+    rps: each.reduce((a, w) => a + w.rps, 0),
+    p50_ms: Math.max(...each.map((w) => w.p50_ms)),
+    p99_ms: Math.max(...each.map((w) => w.p99_ms)),
+    non_2xx: each.reduce((a, w) => a + w.non_2xx, 0),
+    socket_errors: each.reduce((a, w) => a + w.socket_errors, 0),
+    connections_per_wrk: connections,
+    threads_per_wrk: threads,
+    per_replica: each,
+  };
+  log(
+    `${name}: ${r.rps} req/s in all, worst p50 ${r.p50_ms} ms, worst p99 ${r.p99_ms} ms, non-2xx ${r.non_2xx}`,
+  );
+  return r;
+}
+
+async function postgresSection() {
+  const pg = await startPostgres();
+  if (!pg) {
+    results.postgres = "PostgreSQL not installed (make test-deps)";
+    targets.push({ target: PG_SEARCH_TARGET, value: "not installed", met: null });
+    return;
+  }
+  try {
+    const db = await ownDatabase(pg.url, "svc_bench");
+    const out: Record<string, unknown> = {};
+    results.postgres = out;
+    const replicas: Replica[] = [];
+    try {
+      out.server_settings = await serverSettings(db.sql);
+      const env = {
+        SVC_DATABASE_URL: await databaseUrl(pg.url, db.sql),
+        // Every replica the same key: bank logins and paging cursors are sealed with it.
+        SVC_SECRET_KEY: randomBytes(32).toString("base64"),
+        SVC_BANK_POLL_INTERVAL_MS: String(PG_POLL_MS),
+      };
+      await pgReplicas(replicas, env, db, out);
+    } finally {
+      await Promise.allSettled(replicas.map((r) => r.stop()));
+      // The whole cluster goes below: its connections ended, nothing to drop.
+      await db.keep();
+    }
+    // Alone on the machine: the replicas are stopped and would not compete for its cores.
+    log("search on PostgreSQL: bench/pg-search.ts loads 1M operations, then measures…");
+    const search = await runPgSearch(pg.url);
+    for (const note of search.notes) log(`pg-search: ${note}`);
+    out.search = search.rows;
+    out.search_notes = search.notes;
+    const worst = search.rows.reduce((a, r) => (r.p99_ms > a.p99_ms ? r : a));
+    log(`search on PostgreSQL: worst p99 ${worst.p99_ms} ms (${worst.class}, ${worst.page} page)`);
+    targets.push({
+      target: PG_SEARCH_TARGET,
+      value: `worst ${worst.p99_ms} ms (${worst.class}, ${worst.page} page)`,
+      met: search.rows.every((r) => r.p99_ms < 10),
+    });
+  } finally {
+    pg.stop();
+  }
+}
+
+/** The HTTP rows and the orders, on one replica and then two; `replicas` is the caller's, which
+ *  stops them whatever fails here. */
+async function pgReplicas(
+  replicas: Replica[],
+  env: Record<string, string>,
+  db: OwnDatabase,
+  out: Record<string, unknown>,
+) {
+  replicas.push(await serve("pg-1", env));
+  const first = replicas[0]!.server;
+  const companyId = await createCompany(first);
+  const accountId = await createAccount(first, companyId, 5);
+  const integration = await createTokens(first, {
+    companyId,
+    accountIds: [accountId],
+    purpose: "integration",
+    count: TOKENS,
+  });
+  const agents = await createTokens(first, {
+    companyId,
+    accountIds: [accountId],
+    purpose: "mcp",
+    count: TOKENS,
+  });
+  const refresh = await first.admin("POST", `/bank-accounts/${accountId}/balance/refresh`);
+  if (!refresh.ok) throw new Error(`balance refresh: ${refresh.status}`);
+  const day = addDays(dateInZone(new Date(), TZ), -1);
+  const statements: string[] = [];
+  for (const [i, t] of integration.entries()) {
+    statements.push(
+      await orderStatement(first.url, t.token, { accountId, externalId: `poll-${i}`, from: day, to: day }),
+    );
+  }
+  await waitReadyOverHttp(
+    first.url,
+    integration.map((t, i) => ({ token: t.token, id: statements[i]! })),
+    60_000,
+  );
+  const sessions: string[] = [];
+  for (const t of agents) sessions.push(await mcpSession(`${first.url}/api/v1/mcp`, t.token));
+
+  // Request files per replica: the same requests, the Host of each.
+  const files = (server: RunningProcess, n: number) => {
+    const host = new URL(server.url).host;
+    const rest = join(work, `pg-rest-${n}.req`);
+    writeRequests(rest, host, pollRequests(integration, statements));
+    const mcp = join(work, `pg-mcp-${n}.req`);
+    writeRequests(mcp, host, agentCallRequests(agents, sessions, accountId));
+    return { url: server.url, rest, mcp };
+  };
+  // One answer of each kind before measuring; on the second replica, with the first one's sessions.
+  const check = async (server: RunningProcess) => {
+    const poll = await fetch(`${server.url}/api/v1/integration/statements/${statements[0]}`, {
+      headers: { authorization: `Bearer ${integration[0]!.token}` },
+    });
+    const pollBody = await poll.text();
+    if (poll.status !== 200 || !pollBody.includes('"ready"'))
+      throw new Error(`poll: ${poll.status} ${pollBody}`);
+    const call = await mcpCall(`${server.url}/api/v1/mcp`, agents[0]!.token, sessions[0]!, "get_balance", {
+      bank_account_id: accountId,
+    });
+    const result = call.json.result as { isError?: boolean } | undefined;
+    if (call.status !== 200 || !result || result.isError) throw new Error(`get_balance: ${call.text}`);
+  };
+
+  await check(first);
+  const one = files(first, 1);
+  out.wrk = {
+    connections: CONNECTIONS,
+    threads: THREADS,
+    seconds: SECONDS,
+    warmup_seconds: WARMUP,
+    tokens_rotated: TOKENS,
+  };
+  out.one_replica = {
+    rest_poll: await bench("PostgreSQL, 1 replica: REST poll", first.url, one.rest),
+    mcp_get_balance: await bench("PostgreSQL, 1 replica: MCP get_balance", first.url, one.mcp),
+  };
+
+  replicas.push(await serve("pg-2", env));
+  const second = replicas[1]!.server;
+  await check(second);
+  const two = files(second, 2);
+  out.two_replicas = {
+    rest_poll: await benchReplicas("PostgreSQL, 2 replicas: REST poll", [
+      { url: one.url, file: one.rest },
+      { url: two.url, file: two.rest },
+    ]),
+    mcp_get_balance: await benchReplicas("PostgreSQL, 2 replicas: MCP get_balance", [
+      { url: one.url, file: one.mcp },
+      { url: two.url, file: two.mcp },
+    ]),
+    wrk_processes: 2,
+    note:
+      `both replicas, PostgreSQL and wrk share this machine's ${describeMachine().cores} cores: ` +
+      "two replicas here show contention, not scaling",
+  };
+
+  out.orders = await pgOrders(replicas, db);
+}
+
+/** Distinct orders spread over the replicas, then the time until their pollers have made all ready. */
+async function pgOrders(replicas: Replica[], db: OwnDatabase) {
+  const first = replicas[0]!.server;
+  const companyId = await createCompany(first);
+  const accountId = await createAccount(first, companyId, 5);
+  const tokens = await createTokens(first, {
+    companyId,
+    accountIds: [accountId],
+    purpose: "integration",
+    count: 20,
+  });
+  const TOTAL = 2000;
+  const urls = replicas.map((r) => r.server.url);
+  const { started, seconds, statuses, latencies, created } = await placeOrders(
+    urls,
+    tokens,
+    accountId,
+    TOTAL,
+  );
+  // Counted in the account of these orders alone: the statements polled above are ready too.
+  const deadline = performance.now() + 600_000;
+  let readyAt: number;
+  for (;;) {
+    const [row] = await db.sql<{ ready: number; failed: number }[]>`
+      SELECT count(*) FILTER (WHERE status = 'ready')::int AS ready,
+             count(*) FILTER (WHERE status = 'failed')::int AS failed
+        FROM statements WHERE bank_account_id = ${accountId}`;
+    if ((row?.failed ?? 0) > 0) throw new Error(`${row!.failed} ordered statements failed`);
+    if ((row?.ready ?? 0) >= created) {
+      readyAt = performance.now();
+      break;
+    }
+    if (performance.now() > deadline) throw new Error(`only ${row?.ready} of ${created} ready after 600 s`);
+    await Bun.sleep(20);
+  }
+  const allReadySeconds = (readyAt - started) / 1000;
+  const ordersPerS = created / seconds;
+  log(
+    `PostgreSQL orders: ${Math.round(ordersPerS)}/s over ${urls.length} replicas; all ready ${round(allReadySeconds, 1)} s after the first order`,
+  );
+  return {
+    orders: TOTAL,
+    created,
+    statuses: Object.fromEntries(statuses),
+    concurrency: CONNECTIONS,
+    replicas: urls.length,
+    tokens: tokens.length,
+    poll_interval_ms: PG_POLL_MS,
+    seconds: round(seconds, 2),
+    orders_per_s: Math.round(ordersPerS),
+    order_p50_ms: round(percentile(latencies, 50)),
+    order_p99_ms: round(percentile(latencies, 99)),
+    all_ready_seconds: round(allReadySeconds, 2),
+    all_ready_after_last_order_s: round(allReadySeconds - seconds, 2),
+    client: `Bun fetch, ${CONNECTIONS} concurrent loops (keep-alive), order i to replica i % ${urls.length}, one 1-day statement per order, ops_per_day 5`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1017,6 +1291,71 @@ function table(): string {
         "",
       ]);
   }
+  const pg = results.postgres as
+    | string
+    | {
+        one_replica?: Record<string, WrkResult>;
+        two_replicas?: Record<string, ReplicasResult>;
+        orders?: Record<string, number>;
+        search?: SearchRow[];
+      }
+    | undefined;
+  if (typeof pg === "string") rows.push(["PostgreSQL", pg, "", "", ""]);
+  else if (pg) {
+    const errors = (r: { non_2xx: number; socket_errors: number }) =>
+      r.non_2xx + r.socket_errors > 0 ? `non-2xx ${r.non_2xx}, socket errors ${r.socket_errors}` : "";
+    for (const [part, label] of [
+      ["one_replica", "1 replica"],
+      ["two_replicas", "2 replicas (req/s summed, worse latency)"],
+    ] as const) {
+      for (const [key, what] of [
+        ["rest_poll", "REST poll"],
+        ["mcp_get_balance", "MCP get_balance"],
+      ] as const) {
+        const r = pg[part]?.[key];
+        if (r)
+          rows.push([
+            `PostgreSQL, ${label}: ${what}`,
+            `${r.rps} req/s`,
+            `p50 ${r.p50_ms} ms`,
+            `p99 ${r.p99_ms} ms`,
+            errors(r),
+          ]);
+      }
+    }
+    const o = pg.orders;
+    if (o) {
+      rows.push([
+        `PostgreSQL, ${o.replicas} replicas: orders (${o.created} created)`,
+        `${o.orders_per_s} orders/s`,
+        `p99 ${o.order_p99_ms} ms`,
+        `all ready +${o.all_ready_seconds} s`,
+        "",
+      ]);
+    }
+    const search = pg.search;
+    if (search && search.length > 0) {
+      // Every query class is in the JSON; here the worst of them, and each one over the target.
+      const worst = search.reduce((a, r) => (r.p99_ms > a.p99_ms ? r : a));
+      const p50s = search.map((r) => r.p50_ms).sort((a, b) => a - b);
+      rows.push([
+        `PostgreSQL search (1M ops, ${search.length} queries)`,
+        `median p50 ${round(percentile(p50s, 50))} ms`,
+        `worst p99 ${worst.p99_ms} ms`,
+        `max ${Math.max(...search.map((r) => r.max_ms))} ms`,
+        `worst: ${worst.class}, ${worst.page} page`,
+      ]);
+      for (const r of search.filter((x) => x.p99_ms >= 10)) {
+        rows.push([
+          `PostgreSQL search ${r.class}, ${r.page} page`,
+          `p50 ${r.p50_ms} ms`,
+          `p99 ${r.p99_ms} ms`,
+          `max ${r.max_ms} ms`,
+          `${r.rows} rows`,
+        ]);
+      }
+    }
+  }
   const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
   const lines = rows.map((r) =>
     r
@@ -1042,6 +1381,7 @@ async function main() {
     if (run("exports") || run("search")) await dataSection();
     if (run("orders")) await ordersSection();
     if (run("startup")) await startupSection();
+    if (run("postgres")) await postgresSection();
   } finally {
     if (process.env.BENCH_KEEP) log(`kept ${work}`);
     else rmSync(work, { recursive: true, force: true });
