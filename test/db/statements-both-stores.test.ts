@@ -4,9 +4,10 @@
 // the same moment end with one order (the loser's transaction runs again and finds it).
 import { describe, expect, test } from "bun:test";
 import type { SqlPort } from "../../src/db/sql-port";
-import type { DocType, StatementOperation } from "../../src/formats/types";
+import type { DocType } from "../../src/formats/types";
 import { type NewStatement, StatementRepository } from "../../src/statements/repository";
 import { twoStores, UNCACHED } from "../helpers/both-stores";
+import { statementOperation } from "../helpers/rows";
 
 const { ports, pgPort } = twoStores();
 
@@ -23,33 +24,8 @@ function order(id: string, externalId: string, createdAt = "2026-11-20T10:00:00.
   };
 }
 
-function operation(id: string, docType: DocType, amount: number): StatementOperation {
-  const party = (name: string, inn: string) => ({
-    name,
-    inn,
-    kpp: "",
-    account: "40702810000000000009",
-    bank_name: "ПАО «Банк»",
-    bank_bik: "044525225",
-    bank_corr_account: "30101810400000000225",
-  });
-  return {
-    operation_id: id,
-    doc_date: "2026-10-05",
-    direction: "credit",
-    doc_type: docType,
-    doc_number: `№${id}`,
-    amount,
-    currency: "RUB",
-    purpose: "Оплата по счёту «12» — ёлки",
-    payer: party("ООО Лютик", "7707083893"),
-    payee: party("ООО Ромашка", "7719617469"),
-    uin: null,
-    purpose_code: null,
-    priority: "5",
-    budget: null,
-  };
-}
+const operation = (id: string, docType: DocType, amount: number) =>
+  statementOperation({ operation_id: id, doc_type: docType, amount });
 
 function scenario(port: SqlPort) {
   const repo = new StatementRepository(port, UNCACHED);

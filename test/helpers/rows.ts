@@ -1,6 +1,7 @@
 // Rows as the repositories take them, for tests of the stores themselves.
 import type { BankAccountRow, CompanyRow } from "../../src/db/repos/accounts";
 import type { ApiTokenRow } from "../../src/db/repos/tokens";
+import type { StatementOperation } from "../../src/formats/types";
 
 /** A live integration token of company c1 that reads statements; `over` changes any field. */
 export function tokenRow(id: string, over: Partial<ApiTokenRow> = {}): ApiTokenRow {
@@ -52,6 +53,37 @@ export function companyRow(over: Partial<CompanyRow> = {}): CompanyRow {
     inn: "7719617469",
     kpp: null,
     createdAt: "2026-11-20T09:00:00.000Z",
+    ...over,
+  };
+}
+
+/** A credit operation between two companies (its fields overridable). */
+export function statementOperation(
+  over: Partial<StatementOperation> & { operation_id: string },
+): StatementOperation {
+  const party = (name: string, inn: string) => ({
+    name,
+    inn,
+    kpp: "",
+    account: "40702810000000000009",
+    bank_name: "ПАО «Банк»",
+    bank_bik: "044525225",
+    bank_corr_account: "30101810400000000225",
+  });
+  return {
+    doc_date: "2026-10-05",
+    direction: "credit",
+    doc_type: "payment_order",
+    doc_number: `№${over.operation_id}`,
+    amount: 150_000,
+    currency: "RUB",
+    purpose: "Оплата по счёту «12» — ёлки",
+    payer: party("ООО Лютик", "7707083893"),
+    payee: party("ООО Ромашка", "7719617469"),
+    uin: null,
+    purpose_code: null,
+    priority: "5",
+    budget: null,
     ...over,
   };
 }

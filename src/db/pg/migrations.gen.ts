@@ -10,6 +10,7 @@ import m6 from "../../../migrations-pg/0006_statement_leases.sql" with { type: "
 import m7 from "../../../migrations-pg/0007_fleet_jobs.sql" with { type: "text" };
 import m8 from "../../../migrations-pg/0008_payment_submission_leases.sql" with { type: "text" };
 import m9 from "../../../migrations-pg/0009_audit_token_blocks_per_statement.sql" with { type: "text" };
+import m10 from "../../../migrations-pg/0010_operations_search_from_the_app.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_baseline", when: 1795617535951, breakpoints: true, sql: m0 },
@@ -22,4 +23,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0007_fleet_jobs", when: 1795628961407, breakpoints: true, sql: m7 },
   { tag: "0008_payment_submission_leases", when: 1795634648175, breakpoints: true, sql: m8 },
   { tag: "0009_audit_token_blocks_per_statement", when: 1795635083047, breakpoints: true, sql: m9 },
+  { tag: "0010_operations_search_from_the_app", when: 1795636829610, breakpoints: true, sql: m10 },
 ];
