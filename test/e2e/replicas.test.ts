@@ -142,6 +142,18 @@ describe("replicas on one PostgreSQL database", () => {
     for (const r of replicas) expect(await settled(async () => (await poll(r)).status, 200)).toBe(401);
   });
 
+  test("a grant taken away on one replica counts on every replica from their next request", async () => {
+    const seeded = await seedToken(replicas[0]!);
+    const list = (r: RunningProcess) =>
+      fetch(`${r.url}/api/v1/integration/statements?bank_account_id=${seeded.accountId}`, {
+        headers: { authorization: `Bearer ${seeded.token}` },
+      });
+    for (let i = 0; i < 6; i++) expect((await list(replica(i))).status).toBe(200);
+    const patched = await replicas[2]!.admin("PATCH", `/tokens/${seeded.tokenId}`, { accounts: [] });
+    expect(patched.status).toBe(200);
+    for (const r of replicas) expect(await settled(async () => (await list(r)).status, 200)).toBe(403);
+  });
+
   test(
     "50 identical orders over 3 replicas: one statement, one bank request; every replica exports the same bytes",
     async () => {
@@ -304,7 +316,7 @@ describe("replicas on one PostgreSQL database", () => {
     }
   });
 
-  test("an agent session begun on one replica works on another; DELETE on a third ends it on all", async () => {
+  test("an agent session begun on one replica works on another, cursors too; DELETE on a third ends it on all", async () => {
     expect(ordered).not.toBeNull();
     const agent = (await (
       await replicas[0]!.admin("POST", "/tokens", {
@@ -351,6 +363,7 @@ describe("replicas on one PostgreSQL database", () => {
     // Search runs on PostgreSQL's own index, through the replica's read-only connection.
     const period = { bank_account_id: ordered!.accountId, date_from: "2026-10-01", date_to: "2026-10-05" };
     const all = (await result(await call(replicas[2]!, 3, "search_operations", period))).operations as {
+      operation_id: string;
       purpose: string;
     }[];
     expect(all.length).toBeGreaterThan(0);
@@ -370,6 +383,20 @@ describe("replicas on one PostgreSQL database", () => {
       expect(op.purpose.toLowerCase().replaceAll("ё", "е")).toContain(
         word.slice(0, 4).toLowerCase().replaceAll("ё", "е"),
       );
+
+    // A signed cursor made on one replica goes on on another (one key for the fleet).
+    expect(all.length).toBeGreaterThan(4);
+    const page = async (r: RunningProcess, id: number, cursor?: string) =>
+      (await result(await call(r, id, "search_operations", { ...period, limit: 2, cursor }))) as {
+        operations: { operation_id: string }[];
+        next_cursor: string | null;
+      };
+    const first = await page(replicas[2]!, 5);
+    const second = await page(replicas[0]!, 6, first.next_cursor!);
+    const third = await page(replicas[1]!, 7, second.next_cursor!);
+    expect([first, second, third].flatMap((p) => p.operations.map((o) => o.operation_id))).toEqual(
+      all.slice(0, 6).map((o) => o.operation_id),
+    );
 
     const ended = await fetch(`${replicas[2]!.url}/api/v1/mcp`, {
       method: "DELETE",
