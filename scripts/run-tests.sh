@@ -36,11 +36,11 @@ while IFS= read -r file; do run_file sqlite "$file"; done < <(
   find test -name '*.test.ts' -not -name '*.slow.test.ts' | sort
   if [ "${1:-}" != "--fast" ]; then find test -name '*.slow.test.ts' | sort; fi
 )
-# Lane two: the files that build the service with makeTestApp (directly or through a helper that
-# does) again, each app on a PostgreSQL database of its own (test/helpers/test-store.ts). The slow
-# tier stays on SQLite.
-app_helpers=$(grep -rl makeTestApp test --include='*.ts' | grep -v '\.test\.ts$' | grep -v -e 'helpers/app.ts' -e 'helpers/test-store.ts')
-pattern=makeTestApp
+# Lane two: the files that build the service with makeTestApp, or start a server with
+# serverStoreEnv (directly or through a helper that does), again, each app or server on a
+# PostgreSQL database of its own (test/helpers/test-store.ts). The slow tier stays on SQLite.
+app_helpers=$(grep -rlE 'makeTestApp|serverStoreEnv' test --include='*.ts' | grep -v '\.test\.ts$' | grep -v -e 'helpers/app.ts' -e 'helpers/test-store.ts')
+pattern='makeTestApp|serverStoreEnv'
 for helper in $app_helpers; do pattern="$pattern|$(basename "${helper%.ts}")\""; done
 while IFS= read -r file; do run_file postgres "$file"; done < <(
   grep -rlE "$pattern" test --include='*.test.ts' | grep -v '\.slow\.test\.ts$' | sort

@@ -9,6 +9,7 @@ import { loadConfig } from "../../src/config";
 import { silentLogger } from "../../src/core/logger";
 import { withAccountKey } from "../../src/formats/validators";
 import { type RunningServer, startServer } from "../../src/main";
+import { serverStoreEnv } from "../helpers/test-store";
 
 const CLI = join(import.meta.dir, "../../node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const BUN = join(import.meta.dir, "../../node_modules/.bin/bun");
@@ -44,6 +45,7 @@ beforeAll(async () => {
     SVC_DB_PATH: join(dir, "svc.db"),
     SVC_PORT: "0",
     SVC_SECRET_KEY: Buffer.alloc(32, 5).toString("base64"),
+    ...serverStoreEnv(),
   });
   server = await startServer(config, { logger: silentLogger });
   const { admin } = server.services;

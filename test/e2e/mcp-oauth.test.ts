@@ -23,6 +23,7 @@ import { withAccountKey } from "../../src/formats/validators";
 import { type RunningServer, startServer } from "../../src/main";
 import { TOOL_NAMES } from "../helpers/agent-server";
 import { ADMIN_TOKEN } from "../helpers/app";
+import { serverStoreEnv } from "../helpers/test-store";
 
 const REDIRECT = "http://127.0.0.1:53682/callback";
 
@@ -90,6 +91,7 @@ beforeAll(async () => {
     SVC_SECRET_KEY: Buffer.alloc(32, 6).toString("base64"),
     // The document above is on 127.0.0.1: allowed here, refused by default.
     SVC_OAUTH_ALLOW_INTERNAL_CLIENTS: "on",
+    ...serverStoreEnv(),
   });
   server = await startServer(config, {
     logger: silentLogger,

@@ -8,6 +8,7 @@ import { silentLogger } from "../../src/core/logger";
 import { withAccountKey } from "../../src/formats/validators";
 import { type RunningServer, startServer } from "../../src/main";
 import { TOOL_NAMES as TOOLS_IN_ORDER } from "../mcp/helpers";
+import { serverStoreEnv } from "./test-store";
 
 /** The six read-only tools, sorted by name. */
 export const TOOL_NAMES = [...TOOLS_IN_ORDER].sort();
@@ -34,6 +35,7 @@ export async function startAgentServer(opts: {
     SVC_PORT: "0",
     SVC_HOST: "127.0.0.1",
     SVC_SECRET_KEY: Buffer.alloc(32, 3).toString("base64"),
+    ...serverStoreEnv(),
   });
   const server = await startServer(config, { logger: silentLogger });
   const { admin, statements, poller } = server.services;

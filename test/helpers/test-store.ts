@@ -2,6 +2,8 @@
 // SVC_TEST_STORE=postgres (the suite's second lane, scripts/run-tests.sh) a PostgreSQL database of
 // its own, cloned from a migrated template, so the same route tests run against both stores.
 //
+// Servers a test starts itself (startServer) get a cloned database through serverStoreEnv.
+//
 // A PostgreSQL store holds two connections (each a worker thread): those made during a test are
 // closed and their databases dropped when the test ends, those made outside a test (beforeAll) when
 // the file ends (test/preload.ts calls the two hooks below).
@@ -22,6 +24,8 @@ interface OpenStore {
 
 let server: PgSyncClient | null = null;
 const open: OpenStore[] = [];
+/** Databases of servers the tests start themselves (serverStoreEnv), dropped when the file ends. */
+const serverDatabases: string[] = [];
 let inTest = false;
 
 function serverClient(): PgSyncClient {
@@ -51,6 +55,17 @@ export function postgresTestStore(databaseUrl: string, rowCache: boolean): Postg
   return store;
 }
 
+/**
+ * What a test that starts a server itself (startServer) adds to its configuration: in the
+ * PostgreSQL lane a database of its own (dropped when the file ends), else nothing.
+ */
+export function serverStoreEnv(): Record<string, string> {
+  if (!onPostgres) return {};
+  const url = cloneTemplate();
+  serverDatabases.push(new URL(url).pathname.slice(1));
+  return { SVC_DATABASE_URL: url };
+}
+
 function closeWhere(which: (o: OpenStore) => boolean): void {
   for (const o of open.filter(which)) {
     open.splice(open.indexOf(o), 1);
@@ -72,6 +87,9 @@ export function testEnded(): void {
 /** Ends every store of the file, and the connection to the server. */
 export function fileEnded(): void {
   if (open.length > 0) closeWhere(() => true);
+  for (const name of serverDatabases.splice(0)) {
+    serverClient().run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
   server?.close();
   server = null;
 }
