@@ -74,7 +74,9 @@ describe("search_operations text plans", () => {
         ids: expected.map((o) => o.operation_id),
       });
     }
-  });
+    // A harness limit, not a performance assertion: on PostgreSQL each of these thousands of pages is
+    // a round trip to the server.
+  }, 60_000);
 });
 
 describe("migration 0004 (prefix indexes)", () => {
