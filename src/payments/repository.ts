@@ -105,6 +105,8 @@ export class PaymentRepository {
   private readonly itemsOfSubmission;
   private readonly finishItemStmt;
   private readonly completeSubmissionStmt;
+  private readonly takeLeaseStmt;
+  private readonly setLeaseStmt;
   private readonly dueChecksStmt;
   private readonly recentItemsStmt;
   private readonly settleStmt;
@@ -178,6 +180,13 @@ export class PaymentRepository {
     this.claimCheckStmt = port.prepare<unknown, [number, string, number]>(
       `UPDATE payment_items SET next_status_check_at_ms = ?
         WHERE id = ? AND status = 'submitted' AND next_status_check_at_ms <= ?`,
+    );
+    this.takeLeaseStmt = port.prepare<unknown, [number, string, number]>(
+      `UPDATE payment_submissions SET lease_until_ms = ?
+        WHERE id = ? AND status = 'in_progress' AND lease_until_ms <= ?`,
+    );
+    this.setLeaseStmt = port.prepare<unknown, [number, string]>(
+      "UPDATE payment_submissions SET lease_until_ms = ? WHERE id = ?",
     );
     this.completeSubmissionStmt = port.prepare<unknown, [string, string, string]>(
       `UPDATE payment_submissions SET status = 'completed', result_json = ?, completed_at = ?
@@ -336,21 +345,12 @@ export class PaymentRepository {
    * the time passes.
    */
   takeLease(id: string, untilMs: number, nowMs: number): boolean {
-    return (
-      this.port
-        .prepare<unknown, [number, string, number]>(
-          `UPDATE payment_submissions SET lease_until_ms = ?
-            WHERE id = ? AND status = 'in_progress' AND lease_until_ms <= ?`,
-        )
-        .run(untilMs, id, nowMs).changes === 1
-    );
+    return this.takeLeaseStmt.run(untilMs, id, nowMs).changes === 1;
   }
 
   /** Moves the end of a held lease (before each item's bank call). */
   renewLease(id: string, untilMs: number): void {
-    this.port
-      .prepare<unknown, [number, string]>("UPDATE payment_submissions SET lease_until_ms = ? WHERE id = ?")
-      .run(untilMs, id);
+    this.setLeaseStmt.run(untilMs, id);
   }
 
   releaseLease(id: string): void {

@@ -4,13 +4,14 @@
 // writer); the document kinds and the operations read back are the same too.
 import { describe, expect, test } from "bun:test";
 import type { SqlPort } from "../../src/db/sql-port";
-import type { DocType, OneCVersion, StatementOperation } from "../../src/formats/types";
+import { DOC_TYPES, type OneCVersion, type StatementOperation } from "../../src/formats/types";
 import { type ExportFormat, exportStatement, pageRenderer } from "../../src/statements/export";
 import { PostgresExportQueries } from "../../src/statements/export/pg-queries";
 import { ExportQueries, type ExportReads } from "../../src/statements/export/queries";
 import type { StatementRow } from "../../src/statements/queries";
 import { StatementRepository } from "../../src/statements/repository";
 import { twoStores, UNCACHED } from "../helpers/both-stores";
+import { statementOperation } from "../helpers/rows";
 
 const { ports, sqlite: sqliteDb } = twoStores();
 
@@ -31,33 +32,18 @@ const THEM = party('ООО "Лютик; и партнёры"', "7707083893", "40
 const TAX = party("УФК по г. Москве (ИФНС России № 19)", "7719044440", "03100643000000017300");
 
 function operation(id: string, over: Partial<StatementOperation> = {}): StatementOperation {
-  return {
+  return statementOperation({
     operation_id: id,
-    doc_date: "2026-10-05",
-    direction: "credit",
-    doc_type: "payment_order",
     doc_number: id.replace(/\D/g, "") || "1",
     amount: 100,
-    currency: "RUB",
     purpose: "Оплата по счёту № 12 от 01.10.2026, в т.ч. НДС 20%",
     payer: THEM,
     payee: US,
-    uin: null,
-    purpose_code: null,
-    priority: "5",
-    budget: null,
     ...over,
-  };
+  });
 }
 
-const KINDS: DocType[] = [
-  "payment_order",
-  "payment_request",
-  "collection_order",
-  "payment_warrant",
-  "bank_order",
-  "memorial_order",
-];
+const KINDS = [...DOC_TYPES];
 
 /** Operations of every kind and both directions, with values the formats treat specially, then
  *  plain ones until the statement fills more than one page. */
