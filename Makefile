@@ -13,7 +13,7 @@ node_modules/.installed: package.json package-lock.json
 run: node_modules/.installed
 	SVC_DB_PATH=$${SVC_DB_PATH:-./data/svc.db} SVC_BANK_POLL_INTERVAL_MS=$${SVC_BANK_POLL_INTERVAL_MS:-2000} $(BUN) run cli/svc.ts serve --demo
 
-# One Bun process per test file (see scripts/run-tests.sh): the suite stays well under 1.5 GB.
+# One Bun process per test file, several at a time (see docs/testing.md): each stays under 1.5 GB.
 # The slow tier (*.slow.test.ts) runs last; test-fast leaves it out (CI runs `make test`).
 test: node_modules/.installed typecheck lint deadcode test-deps
 	bash scripts/run-tests.sh
@@ -43,7 +43,7 @@ fmt: node_modules/.installed
 	node_modules/.bin/biome check --write .
 
 # Both dialects: SQLite (the default store; embedded in the binary) and PostgreSQL (migrations-pg/,
-# the replicas' store to come; test/db/pg-schema.test.ts keeps the two schemas equal).
+# the store several replicas share; test/db/pg-schema.test.ts keeps the two schemas equal).
 migrations: node_modules/.installed
 	node_modules/.bin/drizzle-kit generate
 	node_modules/.bin/drizzle-kit generate --config drizzle.pg.config.ts
