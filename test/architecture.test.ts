@@ -1,0 +1,199 @@
+// The walls of the house (../shared/DESIGN.md, "Rules of the house"), read from the imports of
+// src/: agents and 1C's statement login have no path to money, the shared layers import no
+// feature (the codecs nothing of ours), the banks know nothing of HTTP or agents, and no
+// module imports itself back. Type-only imports count: a wall is about what a module knows.
+//
+// KNOWN_BREACHES are the imports that break a wall today, each to be moved to where it belongs;
+// the test fails on any other breach, and on a listed one that is gone (take it off the list).
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const SRC = resolve(import.meta.dir, "../src");
+
+/** Top-level folders that are features (everything in src/ that is not a shared layer). */
+const FEATURES = [
+  "admin",
+  "audit",
+  "banks",
+  "directbank",
+  "mcp",
+  "oauth",
+  "ops",
+  "payments",
+  "statements",
+  "sync",
+] as const;
+/** Modules at the top of src/: the composition root and its wiring, which may import anything. */
+const ROOT_MODULES = ["app", "container", "main", "demo", "config", "row-types-check"];
+
+/** What each shared layer may import besides itself. */
+const SHARED_LAYERS: Record<string, string[]> = {
+  core: [],
+  formats: [],
+  db: ["core", "formats", "worker-entry"],
+  auth: ["core", "formats", "db"],
+  http: ["core", "auth"],
+};
+
+const KNOWN_BREACHES = new Set([
+  // db/ reaches into features and the configuration.
+  "db/pg/operations-search.ts -> mcp/read-model.ts",
+  "db/pg/operations-search.ts -> statements/queries.ts",
+  "db/pg/rate-limiter.ts -> auth/rate-limiter.ts",
+  "db/repos/sandbox-requests.ts -> banks/sandbox/request-log.ts",
+  "db/store.ts -> config.ts",
+  // http/ builds the envelope of errors it should not know.
+  "http/error-envelope.ts -> banks/adapter.ts",
+  "http/error-envelope.ts -> db/sql-port.ts",
+  // The audit export and the log import each other.
+  "audit/audit-log.ts -> audit/audit-export.ts",
+  // `svc admin` takes the store's opening from the composition root.
+  "admin/cli.ts -> main.ts",
+  "admin/migrate-to-postgres.ts -> main.ts",
+]);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s+["']([^"']+)["']/g;
+
+function resolveImport(from: string, specifier: string): string | null {
+  if (!specifier.startsWith(".")) return null;
+  const base = resolve(dirname(from), specifier);
+  for (const candidate of [
+    base,
+    `${base}.ts`,
+    `${base}.tsx`,
+    join(base, "index.ts"),
+    join(base, "index.tsx"),
+  ]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  throw new Error(`${relative(SRC, from)}: cannot resolve "${specifier}"`);
+}
+
+/** Every import of src/ as [importer, imported], both relative to src/; packages as "pkg:<name>". */
+function importsOfSrc(): [string, string][] {
+  const edges: [string, string][] = [];
+  for (const file of sourceFiles(SRC)) {
+    for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
+      const specifier = match[1] ?? match[2] ?? match[3] ?? "";
+      const target = resolveImport(file, specifier);
+      // Files outside src/ (the embedded migrations, package.json) count as packages do.
+      const inSrc = target !== null && !relative(SRC, target).startsWith("..");
+      edges.push([relative(SRC, file), inSrc ? relative(SRC, target) : `pkg:${specifier}`]);
+    }
+  }
+  return edges;
+}
+
+/** The top-level folder of a module, or its name without extension for a module at the top. */
+const areaOf = (module: string) =>
+  module.includes("/") ? module.split("/")[0] : module.replace(/\.tsx?$/, "");
+
+const edges = importsOfSrc();
+const ours = edges.filter(([, to]) => !to.startsWith("pkg:"));
+
+function breaches(rule: (fromArea: string, toArea: string, from: string, to: string) => boolean): string[] {
+  return edges
+    .filter(([from, to]) => rule(areaOf(from), areaOf(to), from, to))
+    .map(([from, to]) => `${from} -> ${to}`)
+    .filter((edge) => !KNOWN_BREACHES.has(edge));
+}
+
+/** Every module reachable from the modules of `area`. */
+function reachableFrom(area: string): Set<string> {
+  const next = new Map<string, string[]>();
+  for (const [from, to] of ours) next.set(from, [...(next.get(from) ?? []), to]);
+  const seen = new Set<string>();
+  const stack = ours.map(([from]) => from).filter((m) => areaOf(m) === area);
+  while (stack.length > 0) {
+    const module = stack.pop() as string;
+    if (seen.has(module)) continue;
+    seen.add(module);
+    stack.push(...(next.get(module) ?? []));
+  }
+  return seen;
+}
+
+describe("the walls of src/", () => {
+  test("the import reader sees the house (a module of each area, and its imports)", () => {
+    const areas = new Set(sourceFiles(SRC).map((file) => areaOf(relative(SRC, file))));
+    for (const area of ["core", "db", "auth", "http", "formats", "banks", "statements", "mcp", "payments"]) {
+      expect(areas.has(area)).toBe(true);
+    }
+    expect(ours).toContainEqual(["app.ts", "statements/routes.ts"]);
+    expect(ours).toContainEqual(["mcp/tools/registry.ts", "auth/access-policy.ts"]);
+  });
+
+  test("agents, OAuth and 1C's statement login have no path to payments, not even through another module", () => {
+    for (const area of ["mcp", "oauth", "directbank"]) {
+      const reached = [...reachableFrom(area)].filter((m) => areaOf(m) === "payments");
+      expect({ area, reached }).toEqual({ area, reached: [] });
+    }
+  });
+
+  test("mcp/ never imports admin/", () => {
+    expect(breaches((from, to) => from === "mcp" && to === "admin")).toEqual([]);
+  });
+
+  test("the shared layers (core, formats, db, auth, http) import no feature and nothing above them", () => {
+    const found = breaches((from, to, _f, target) => {
+      const allowed = SHARED_LAYERS[from];
+      if (!allowed || target.startsWith("pkg:")) return false;
+      return to !== from && !allowed.includes(to);
+    });
+    expect(found).toEqual([]);
+  });
+
+  test("banks/ knows nothing of HTTP or agents", () => {
+    const found = breaches(
+      (from, to, _f, target) =>
+        from === "banks" &&
+        (["http", "mcp", "oauth", "admin", ...ROOT_MODULES].includes(to) || target === "pkg:elysia"),
+    );
+    expect(found).toEqual([]);
+  });
+
+  test("no feature imports the composition root", () => {
+    const found = breaches(
+      (from, to) =>
+        (FEATURES as readonly string[]).includes(from) && ["app", "container", "main"].includes(to),
+    );
+    expect(found).toEqual([]);
+  });
+
+  test("no module imports itself back through others (no cycles)", () => {
+    const next = new Map<string, string[]>();
+    for (const [from, to] of ours) {
+      if (!KNOWN_BREACHES.has(`${from} -> ${to}`)) next.set(from, [...(next.get(from) ?? []), to]);
+    }
+    const cycles: string[][] = [];
+    const state = new Map<string, "open" | "done">();
+    const path: string[] = [];
+    const visit = (module: string) => {
+      state.set(module, "open");
+      path.push(module);
+      for (const to of next.get(module) ?? []) {
+        if (state.get(to) === "open") cycles.push([...path.slice(path.indexOf(to)), to]);
+        else if (!state.has(to)) visit(to);
+      }
+      path.pop();
+      state.set(module, "done");
+    };
+    for (const module of next.keys()) if (!state.has(module)) visit(module);
+    expect(cycles).toEqual([]);
+  });
+
+  test("every known breach still exists (a mended one comes off the list)", () => {
+    const present = new Set(edges.map(([from, to]) => `${from} -> ${to}`));
+    expect([...KNOWN_BREACHES].filter((edge) => !present.has(edge))).toEqual([]);
+  });
+});
