@@ -1,8 +1,8 @@
 // The admin API (`/admin/api`), exactly as the decisions document lists it.
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
+import type { SqlSandboxRequestLog } from "../banks/sandbox/sql-request-log";
 import type { ErrorCode } from "../core/errors";
-import type { SqlSandboxRequestLog } from "../db/repos/sandbox-requests";
 import { adminAuth } from "../http/admin-auth";
 import { JSON_BODY, routeDoc, type SuccessDoc } from "../http/docs";
 import type { OAuthService } from "../oauth/service";

@@ -3,8 +3,8 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import type { AuditEntry } from "../audit/audit-log";
+import type { SandboxRequestView } from "../banks/sandbox/sql-request-log";
 import type { Same } from "../core/same-type";
-import type { SandboxRequestView } from "../db/repos/sandbox-requests";
 
 const uuid = t.String({ format: "uuid" });
 const nullableInt = t.Union([t.Integer(), t.Null()]);

@@ -1,7 +1,8 @@
 // The sandbox bank's own request log, persisted so that tests and operators can see exactly which
 // calls reached the (sandbox) bank.
-import type { SandboxRequestEntry, SandboxRequestLog } from "../../banks/sandbox/request-log";
-import type { SqlPort } from "../sql-port";
+
+import type { SqlPort } from "../../db/sql-port";
+import type { SandboxRequestEntry, SandboxRequestLog } from "./request-log";
 
 export interface SandboxRequestView {
   at: string;
