@@ -11,7 +11,7 @@ import type { SocketIp } from "./http/client-ip";
 import { httpCore } from "./http/core";
 import { routeDoc } from "./http/docs";
 import { registerFormats } from "./http/formats";
-import { mcpRoutes, relayRoutes } from "./mcp";
+import { agentDispatcher, mcpRoutes, relayRoutes } from "./mcp";
 import { oauthRoutes } from "./oauth/routes";
 import { OAUTH_SCOPE } from "./oauth/service";
 import { opsRoutes } from "./ops/routes";
@@ -31,17 +31,21 @@ export function createApp(services: Services, options: AppOptions = {}) {
   registerFormats();
   let routeTable: { method: string; path: string }[] = [];
   const bodyPolicies = new Map<string, BodyPolicy>();
-  // The agent endpoint's wiring, shared by /api/v1/mcp (static tokens) and /mcp (OAuth).
-  const agentEndpoint = {
-    guard: services.guard,
+  // The one agent pipeline behind /api/v1/mcp (static tokens), /mcp (OAuth) and the relay's paths.
+  const agents = agentDispatcher({
     sessions: services.mcp.sessions,
     tools: services.mcp.tools,
     audit: services.agentAudit,
     now: () => services.clock.now(),
-    allowedOrigins: services.config.mcpAllowedOrigins,
     logger: services.logger,
     version: options.version ?? pkg.version,
     metrics: services.metrics ?? undefined,
+  });
+  const agentEndpoint = {
+    guard: services.guard,
+    agents,
+    allowedOrigins: services.config.mcpAllowedOrigins,
+    logger: services.logger,
   };
   // Statement downloads, the same for the integration API and the admin pages.
   const download = {
@@ -131,16 +135,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
       }),
     )
     .use(oauthRoutes(services.oauth))
-    .use(
-      relayRoutes({
-        guard: services.guard,
-        tools: services.mcp.tools,
-        audit: services.agentAudit,
-        now: () => services.clock.now(),
-        logger: services.logger,
-        metrics: services.metrics ?? undefined,
-      }),
-    )
+    .use(relayRoutes({ guard: services.guard, agents }))
     .use(
       adminApi({
         oauth: services.oauth,

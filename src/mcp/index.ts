@@ -24,8 +24,9 @@ function cursorKey(secretKey: Uint8Array | null): Uint8Array {
   return createHmac("sha256", secretKey).update("svc agent paging cursors").digest();
 }
 
-export { type RelayRouteDeps, relayRoutes } from "./relay-routes";
-export { type McpRouteDeps, mcpRoutes } from "./routes";
+export { agentDispatcher } from "./dispatch";
+export { relayRoutes } from "./relay-routes";
+export { mcpRoutes } from "./routes";
 export type { McpSession, SessionStore } from "./sessions";
 
 export interface McpServices {

@@ -6,19 +6,15 @@
 // sends one UUIDv4 per process in X-MCP-Session-Id; it is recorded as the audit session id.
 // Order of checks: token (401/429/403) -> X-MCP-Session-Id (400) -> body (400) -> tool (404).
 import { Elysia } from "elysia";
-import type { AuditSink } from "../audit/audit-batcher";
-import type { Principal, TokenGuard } from "../auth/guard";
+import type { TokenGuard } from "../auth/guard";
 import { ApiError, invalidRequestBody, validationError } from "../core/errors";
-import type { Logger } from "../core/logger";
-import type { Metrics } from "../core/metrics";
 import { bodyPolicyOption, DEFAULT_BODY_POLICY, isInvalidBody } from "../http/body-policy";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { type RequestState, withRequestState } from "../http/request-state";
 import { authenticateRequest } from "../http/token-auth";
-import { AgentAuditFailed, type AgentAuditFields, writeAgentAudit } from "./audit";
+import type { AgentCall, AgentDispatcher } from "./dispatch";
 import { isModernProtocolVersion, isSupportedProtocolVersion } from "./protocol";
 import { MCP_PATH } from "./routes";
-import { callTool, listTools, type ToolRegistry } from "./tools/registry";
 
 const RELAY_TOOLS_PATH = `${MCP_PATH}/tools`;
 const RELAY_SESSION_HEADER = "X-MCP-Session-Id";
@@ -27,21 +23,14 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 export interface RelayRouteDeps {
   guard: TokenGuard;
-  tools: ToolRegistry;
-  audit: AuditSink;
-  now: () => Date;
-  logger: Logger;
-  metrics?: Metrics;
+  agents: AgentDispatcher;
 }
 
 type Headers = Record<string, string | number>;
 
 export function relayRoutes(deps: RelayRouteDeps) {
-  async function authenticate(
-    request: Request,
-    state: RequestState,
-    headers: Headers,
-  ): Promise<{ principal: Principal; sessionId: string }> {
+  /** The token checks, then the relay's process id; the host's revision is audited when known. */
+  async function authenticate(request: Request, state: RequestState, headers: Headers): Promise<AgentCall> {
     const principal = await authenticateRequest(deps.guard, request, state, headers, {
       purpose: "mcp",
       scope: "read_statements",
@@ -50,22 +39,13 @@ export function relayRoutes(deps: RelayRouteDeps) {
     if (sessionId === null || !UUID_V4.test(sessionId)) {
       throw validationError(RELAY_SESSION_HEADER, "Нужен заголовок X-MCP-Session-Id с UUIDv4");
     }
-    return { principal, sessionId: sessionId.toLowerCase() };
-  }
-
-  /** One audit entry; no data goes out unaudited (a failed write is 503). */
-  async function audit(
-    state: RequestState,
-    principal: Principal,
-    f: AgentAuditFields & { sessionId: string },
-  ): Promise<void> {
-    try {
-      await writeAgentAudit(deps, "stdio", state, principal, f);
-    } catch (e) {
-      if (e instanceof AgentAuditFailed)
-        throw new ApiError("service_unavailable", "Журнал аудита недоступен");
-      throw e;
-    }
+    return {
+      state,
+      principal,
+      transport: "stdio",
+      sessionId: sessionId.toLowerCase(),
+      revision: hostRevision(request),
+    };
   }
 
   /** The agent host's protocol revision as the relay passes it on (MCP-Protocol-Version), if known. */
@@ -94,15 +74,8 @@ export function relayRoutes(deps: RelayRouteDeps) {
     .get(
       RELAY_TOOLS_PATH,
       async ({ request, requestState: state, set }) => {
-        const { principal, sessionId } = await authenticate(request, state, set.headers as Headers);
-        const tools = listTools(deps.tools);
-        await audit(state, principal, {
-          action: "mcp.tools_list",
-          outcome: "ok",
-          sessionId,
-          revision: hostRevision(request),
-        });
-        return { tools };
+        const call = await authenticate(request, state, set.headers as Headers);
+        return { tools: await deps.agents.toolList(call) };
       },
       {
         detail: routeDoc(
@@ -116,30 +89,13 @@ export function relayRoutes(deps: RelayRouteDeps) {
     .post(
       `${RELAY_TOOLS_PATH}/:name/call`,
       async ({ request, requestState: state, set, body, params }) => {
-        const { principal, sessionId } = await authenticate(request, state, set.headers as Headers);
+        const call = await authenticate(request, state, set.headers as Headers);
         const args = parseArguments(body);
-        const name = params.name;
-        const outcome = callTool(deps.tools, { principal }, name, args);
-        if (!outcome.found) {
-          await audit(state, principal, {
-            action: "mcp.tools_call",
-            tool: name,
-            arguments: args,
-            outcome: "not_found",
-            sessionId,
-            revision: hostRevision(request),
-          });
-          throw new ApiError("not_found", `Неизвестный инструмент: ${name}`, { tool: name });
+        const result = await deps.agents.toolCall(call, params.name, args, "not_found");
+        if (result === null) {
+          throw new ApiError("not_found", `Неизвестный инструмент: ${params.name}`, { tool: params.name });
         }
-        await audit(state, principal, {
-          action: `mcp.${name}`,
-          tool: name,
-          arguments: args,
-          outcome: outcome.outcome,
-          sessionId,
-          revision: hostRevision(request),
-        });
-        return outcome.result;
+        return result;
       },
       {
         // The session header is checked before an unreadable body is refused (parseArguments).
