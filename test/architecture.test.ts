@@ -42,9 +42,6 @@ const KNOWN_BREACHES = new Set([
   "db/pg/operations-search.ts -> statements/queries.ts",
   "db/pg/rate-limiter.ts -> auth/rate-limiter.ts",
   "db/store.ts -> config.ts",
-  // http/ builds the envelope of errors it should not know.
-  "http/error-envelope.ts -> banks/adapter.ts",
-  "http/error-envelope.ts -> db/sql-port.ts",
   // The audit export and the log import each other.
   "audit/audit-log.ts -> audit/audit-export.ts",
   // `svc admin` takes the store's opening from the composition root.

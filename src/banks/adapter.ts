@@ -1,5 +1,6 @@
 // The contract between the service and a bank. Adapters know nothing of HTTP, agents or the
 // database: they take an account and return plain data, money in integer kopecks.
+import { type AnsweredAsApiError, ApiError } from "../core/errors";
 import type { StatementOperation } from "../formats/types";
 
 /** Volume and starting point of an account on a sandbox bank. */
@@ -187,7 +188,7 @@ export interface BankAdapter {
  * The bank could not be reached or did not answer sensibly. `retryable` tells a poller whether
  * trying again later can help (timeouts, 429, 5xx) or not (bad credentials, malformed request).
  */
-export class BankError extends Error {
+export class BankError extends Error implements AnsweredAsApiError {
   readonly code: string;
   readonly retryable: boolean;
   /** The bank asked to wait this long before the next call (Retry-After). */
@@ -206,6 +207,12 @@ export class BankError extends Error {
     this.retryable = options.retryable ?? true;
     this.retryAfterMs = options.retryAfterMs ?? null;
     this.bankCode = options.bankCode ?? null;
+  }
+
+  /** A bank's refusal or silence that reached a route waiting for the bank (a balance refresh, the
+   *  account discovery): the bank's message and code, never a stack. */
+  toApiError(): ApiError {
+    return new ApiError("bank_error", this.message, this.bankCode ? { bank_code: this.bankCode } : undefined);
   }
 }
 

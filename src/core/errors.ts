@@ -73,6 +73,23 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * An error of another layer (a bank, the database) that says itself how a request it ends is
+ * answered, so that the one error handler needs to know no layer's errors.
+ */
+export interface AnsweredAsApiError {
+  toApiError(): ApiError;
+  /** Logged with this message (and the error's own, never a stack) when it ends a request. */
+  readonly logAs?: string;
+}
+
+/** The envelope's error for a thrown value, when it is one or says how it is answered. */
+export function apiErrorOf(error: unknown): ApiError | null {
+  if (error instanceof ApiError) return error;
+  const answered = error as Partial<AnsweredAsApiError> | null;
+  return typeof answered?.toApiError === "function" ? answered.toApiError() : null;
+}
+
 export function validationError(field: string, message: string, details?: ErrorDetails): ApiError {
   return new ApiError("validation_error", message, { field, ...details });
 }

@@ -12,10 +12,17 @@
 import type { Database } from "bun:sqlite";
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { type AnsweredAsApiError, ApiError } from "../core/errors";
 
 /** The database did not answer in time or could not be reached: the caller hears 503, never 500. */
-export class StoreUnavailable extends Error {
+export class StoreUnavailable extends Error implements AnsweredAsApiError {
   override name = "StoreUnavailable";
+  // The message names the database without its password (PgUnavailable's message).
+  readonly logAs = "database unavailable";
+  /** The request may be retried: it is no client error. */
+  toApiError(): ApiError {
+    return new ApiError("service_unavailable", "База данных недоступна", undefined, { "retry-after": "1" });
+  }
 }
 
 /**
@@ -23,10 +30,13 @@ export class StoreUnavailable extends Error {
  * checked for it where they are read (a NUL in JSON or a 1C file is refused there, on both stores);
  * this is the PostgreSQL port's last line for any other way in (a form field, a query string).
  */
-export class UnstorableText extends Error {
+export class UnstorableText extends Error implements AnsweredAsApiError {
   override name = "UnstorableText";
   constructor() {
     super("text with a NUL character (U+0000)");
+  }
+  toApiError(): ApiError {
+    return new ApiError("validation_error", "Текст содержит недопустимый символ NUL (U+0000)");
   }
 }
 

@@ -3,10 +3,15 @@
 // else 500 internal_error, logged with the request id, never a stack trace in a body).
 
 import { Elysia } from "elysia";
-import { BankError } from "../banks/adapter";
-import { ApiError, errorEnvelope, invalidRequestBody, validationError } from "../core/errors";
+import {
+  type AnsweredAsApiError,
+  ApiError,
+  apiErrorOf,
+  errorEnvelope,
+  invalidRequestBody,
+  validationError,
+} from "../core/errors";
 import type { Logger } from "../core/logger";
-import { StoreUnavailable, UnstorableText } from "../db/sql-port";
 import { type RequestState, withRequestState } from "./request-state";
 
 export interface ErrorEnvelopeDeps {
@@ -44,9 +49,9 @@ export function errorEnvelopePlugin(deps: ErrorEnvelopeDeps) {
       state?.bodyUnreadable && code === "VALIDATION"
         ? invalidRequestBody()
         : toApiError(code, error, request, deps);
-    if (error instanceof StoreUnavailable) {
-      // The cause names the database without its password (PgUnavailable's message).
-      deps.logger.error("database unavailable", { request_id: state?.requestId, error: error.message });
+    const logAs = (error as Partial<AnsweredAsApiError> | null)?.logAs;
+    if (typeof logAs === "string") {
+      deps.logger.error(logAs, { request_id: state?.requestId, error: (error as Error).message });
     } else if (apiError.code === "internal_error") {
       deps.logger.error("unhandled error", {
         request_id: state?.requestId,
@@ -63,26 +68,12 @@ export function errorEnvelopePlugin(deps: ErrorEnvelopeDeps) {
 }
 
 function toApiError(code: unknown, error: unknown, request: Request, deps: ErrorEnvelopeDeps): ApiError {
-  if (error instanceof ApiError) return error;
+  // Ours, or an error of a bank or the database that says how it is answered.
+  const known = apiErrorOf(error);
+  if (known) return known;
   // Errors thrown while parsing (our 413) arrive wrapped in Elysia's ParseError.
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (cause instanceof ApiError) return cause;
-  // A bank's refusal or silence reached a route that waits for the bank (a balance refresh, the
-  // account discovery): the bank's message and code, never a stack.
-  if (error instanceof BankError) {
-    return new ApiError(
-      "bank_error",
-      error.message,
-      error.bankCode ? { bank_code: error.bankCode } : undefined,
-    );
-  }
-  // The shared database did not answer in time: the request may be retried, it is no client error.
-  if (error instanceof StoreUnavailable) {
-    return new ApiError("service_unavailable", "База данных недоступна", undefined, { "retry-after": "1" });
-  }
-  if (error instanceof UnstorableText) {
-    return new ApiError("validation_error", "Текст содержит недопустимый символ NUL (U+0000)");
-  }
   switch (code) {
     case "NOT_FOUND": {
       // The address asked for (a catch-all route would give its own pattern as the path).

@@ -12,9 +12,8 @@
 // session (-32600), method (-32601), params (-32602); tool-level errors are results with isError.
 import { Elysia } from "elysia";
 import type { Principal, TokenGuard } from "../auth/guard";
-import { ApiError, validationError } from "../core/errors";
+import { ApiError, apiErrorOf, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
-import { StoreUnavailable } from "../db/sql-port";
 import { bodyPolicyOption } from "../http/body-policy";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { type RequestState, withRequestState } from "../http/request-state";
@@ -106,11 +105,10 @@ export function mcpRoutes(deps: McpRouteDeps) {
         try {
           return await handle(request, state, body, headers);
         } catch (e) {
-          if (e instanceof ApiError) throw e;
+          // Ours, or an error that says how it is answered (the shared database not answering:
+          // the envelope's 503, as on REST, never a JSON-RPC internal error).
+          if (apiErrorOf(e)) throw e;
           const id = salvageId(body);
-          // The shared database did not answer: the error envelope's 503, as on REST, never a
-          // JSON-RPC internal error.
-          if (e instanceof StoreUnavailable) throw e;
           deps.logger.error("agent request failed", {
             request_id: state.requestId,
             error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
