@@ -8,8 +8,8 @@ import { DEFAULT_RATE_LIMIT } from "../auth/guard";
 import { parseIpRange } from "../auth/ip";
 import type { SecretBox } from "../auth/secret-box";
 import { generateToken, hashToken, type TokenPurpose, tokenDisplayPrefix } from "../auth/tokens";
-import type { BankConnections } from "../bank-connections";
 import type { BankAccountRef, BankAdapter } from "../banks/adapter";
+import type { BankConnections } from "../banks/connections";
 import { type Clock, newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import type {

@@ -3,8 +3,8 @@
 // need the write lock) wait at most one batch. Portable SQL on the stores' port.
 import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
+import { type FleetSchedule, fleetInterval } from "../db/fleet-schedule";
 import type { SqlPort } from "../db/sql-port";
-import { type FleetSchedule, fleetInterval } from "../ops/fleet-schedule";
 
 const BATCH = 500;
 const HOUR_MS = 3_600_000;

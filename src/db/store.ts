@@ -4,15 +4,25 @@
 // changes that empty row caches, and what readiness and metrics ask of the database.
 import type { Database } from "bun:sqlite";
 import type { Sql } from "postgres";
-import type { Config } from "../config";
 import { migrationState, type OpenedDatabase, openReadOnly } from "./open";
 import { CACHED_TABLES, PgChangeFeed } from "./pg/change-feed";
 import { connectPostgres } from "./pg/connect";
 import { embeddedPgMigrations } from "./pg/migrate";
 import { postgresPort } from "./pg/port";
 import { PgSyncClient } from "./pg/sync-client";
+import type { CacheChanges } from "./row-cache";
 import { type SqlPort, sqlitePort } from "./sql-port";
-import { type CacheChanges, ExternalChanges } from "./sqlite/row-cache";
+import { ExternalChanges } from "./sqlite/external-changes";
+
+/** What opening a store needs of the configuration (SVC_DB_PATH, SVC_DATABASE_URL, …). */
+export interface StoreSettings {
+  dbPath: string;
+  /** null: the SQLite file at dbPath. */
+  databaseUrl: string | null;
+  databaseTimeoutMs: number;
+  /** Rows kept in memory between requests (SVC_ROW_CACHE). */
+  rowCache: boolean;
+}
 
 /** Row-cache changes, and a way to forget everything (after a change made behind the stores). */
 export interface StoreChanges extends CacheChanges {
@@ -52,7 +62,7 @@ export type Store = SqliteStore | PostgresStore;
 
 export function sqliteStore(
   database: OpenedDatabase,
-  config: Pick<Config, "dbPath" | "rowCache">,
+  config: Pick<StoreSettings, "dbPath" | "rowCache">,
 ): SqliteStore {
   const { sqlite } = database;
   const readDatabase = openReadOnly(config.dbPath, sqlite);
@@ -95,7 +105,7 @@ export function sqliteStore(
  * asked of PostgreSQL until the first statement; its schema is `svc migrate`'s (or serve's) work.
  */
 export function postgresStore(
-  config: Pick<Config, "databaseUrl" | "databaseTimeoutMs" | "rowCache">,
+  config: Pick<StoreSettings, "databaseUrl" | "databaseTimeoutMs" | "rowCache">,
 ): PostgresStore {
   const url = config.databaseUrl;
   if (url === null) throw new Error("postgresStore without SVC_DATABASE_URL");

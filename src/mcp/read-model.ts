@@ -1,8 +1,8 @@
 // What the agent tools read, and nothing else: plain SELECTs over a connection that the database
 // itself refuses to write through (store.readPort). No method here writes; the connection could not.
 import { searchOperations as searchOnPostgres } from "../db/pg/operations-search";
+import type { RowCache } from "../db/row-cache";
 import type { SqlPort } from "../db/sql-port";
-import type { RowCache } from "../db/sqlite/row-cache";
 import type { StatementOperation } from "../formats/types";
 import {
   type BalanceRow,

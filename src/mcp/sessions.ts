@@ -5,9 +5,9 @@ import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock";
 import { ApiError } from "../core/errors";
 import type { Logger } from "../core/logger";
+import { type FleetSchedule, fleetInterval } from "../db/fleet-schedule";
+import { type CacheChanges, RowCache } from "../db/row-cache";
 import type { SqlPort } from "../db/sql-port";
-import { type CacheChanges, RowCache } from "../db/sqlite/row-cache";
-import { type FleetSchedule, fleetInterval } from "../ops/fleet-schedule";
 import { RPC_INVALID_REQUEST, RpcError } from "./protocol";
 
 export interface McpSession {

@@ -5,7 +5,7 @@ import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
-import { workerEntry } from "../worker-entry";
+import { workerEntry } from "../core/worker-entry";
 import type { BackupWorkerReply, BackupWorkerRequest } from "./backup-worker";
 
 const NAME = /^svc-\d{8}T\d{6}Z\.db$/;

@@ -3,8 +3,8 @@
 // A login the bank refused is not asked again until the operator renews it; a bank that is busy
 // or down is asked later, as it says (Retry-After) or after the interval.
 import type { AuditEntryInput } from "../audit/audit-log";
-import type { BankGateway } from "../bank-gateway";
 import { BankError } from "../banks/adapter";
+import type { BankGateway } from "../banks/gateway";
 import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
 import type { BankAccountRecord } from "../db/repos/accounts";

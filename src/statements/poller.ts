@@ -2,13 +2,13 @@
 // polls requested ones until the bank answers. Bounded batches, bounded concurrency, per-bank
 // pacing; one failing statement never stops the others.
 
-import type { BankGateway } from "../bank-gateway";
 import { BankError } from "../banks/adapter";
+import type { BankGateway } from "../banks/gateway";
 import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
+import { type FleetSchedule, fleetInterval } from "../db/fleet-schedule";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import type { StatementOperation } from "../formats/types";
-import { type FleetSchedule, fleetInterval } from "../ops/fleet-schedule";
 import type { StatementRepository, StatementRow } from "./repository";
 
 export interface PollerDeps {

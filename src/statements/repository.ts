@@ -3,8 +3,8 @@
 // IMMEDIATE; PostgreSQL: serializable, run again after a conflict). Portable SQL on the stores'
 // port. What the exports read is in export/queries.ts.
 import { searchVectorText } from "../db/pg/search-vector";
+import { type CacheChanges, RowCache } from "../db/row-cache";
 import type { SqlPort } from "../db/sql-port";
-import { type CacheChanges, RowCache } from "../db/sqlite/row-cache";
 import type { StatementOperation } from "../formats/types";
 import {
   type BalanceRow,

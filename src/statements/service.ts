@@ -3,7 +3,7 @@
 
 import type { AccessPolicy } from "../auth/access-policy";
 import type { Principal } from "../auth/guard";
-import type { BankGateway } from "../bank-gateway";
+import type { BankGateway } from "../banks/gateway";
 import { type Clock, dateInZone, newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import { ruDaysGenitive } from "../core/plural";

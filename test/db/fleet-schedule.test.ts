@@ -4,9 +4,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/core/clock";
 import { createLogger } from "../../src/core/logger";
+import { FleetSchedule } from "../../src/db/fleet-schedule";
 import type { SessionManager } from "../../src/mcp/sessions";
 import { SessionSweeper } from "../../src/mcp/sessions";
-import { FleetSchedule } from "../../src/ops/fleet-schedule";
 import { twoStores } from "../helpers/both-stores";
 import { until } from "../helpers/postgres";
 

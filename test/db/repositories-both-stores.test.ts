@@ -8,7 +8,7 @@ import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
 import { type ApiTokenRow, TokenRepository } from "../../src/db/repos/tokens";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
-import { ExternalChanges } from "../../src/db/sqlite/row-cache";
+import { ExternalChanges } from "../../src/db/sqlite/external-changes";
 import { OAuthRepository } from "../../src/oauth/repository";
 import { connect, freshDatabase } from "../helpers/postgres";
 import { tokenRow } from "../helpers/rows";

@@ -6,8 +6,8 @@ import { migrate, openDatabase } from "../../src/db/open";
 import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
+import type { CacheChanges } from "../../src/db/row-cache";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
-import type { CacheChanges } from "../../src/db/sqlite/row-cache";
 import { migratedDatabase } from "./postgres";
 import { accountRow, companyRow } from "./rows";
 

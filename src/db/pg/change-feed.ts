@@ -5,7 +5,7 @@
 // a token revoked on one replica fails on every replica from their next request on. While no
 // listener is connected (the connection dropped, the worker restarted) nothing is kept at all;
 // when one listens again every cache starts empty, since changes made meanwhile are unknown.
-import type { CacheChanges } from "../sqlite/row-cache";
+import type { CacheChanges } from "../row-cache";
 import type { PgSyncClient } from "./sync-client";
 
 /** The tables svc keeps rows of (RowCache users); the migration announces changes of these. */

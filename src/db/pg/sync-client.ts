@@ -5,7 +5,7 @@
 // SQLite's disk today. Measured on this project's machines: 128 µs a statement against 103 µs
 // for sequential awaits of postgres.js (docs/architecture.md, "PostgreSQL behind synchronous stores").
 import { deserialize } from "bun:jsc";
-import { workerEntry } from "../../worker-entry";
+import { workerEntry } from "../../core/worker-entry";
 import { StoreUnavailable } from "../sql-port";
 import { describeDatabaseUrl } from "./connect";
 import {

@@ -1,7 +1,8 @@
 // Companies and bank accounts, in portable SQL (see ../sql-port.ts): the same code on both stores.
+
+import { type CacheChanges, RowCache } from "../row-cache";
 import { bankAccounts, companies } from "../schema";
 import { type SqlPort, TableRows } from "../sql-port";
-import { type CacheChanges, RowCache } from "../sqlite/row-cache";
 
 export type CompanyRow = typeof companies.$inferSelect;
 export type BankAccountRow = typeof bankAccounts.$inferSelect;

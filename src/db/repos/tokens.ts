@@ -1,7 +1,8 @@
 // Tokens and their grants, in portable SQL (see ../sql-port.ts): the same code on SQLite and PostgreSQL.
+
+import { type CacheChanges, RowCache } from "../row-cache";
 import { apiTokens, tokenAccounts } from "../schema";
 import { type SqlPort, TableRows } from "../sql-port";
-import { type CacheChanges, RowCache } from "../sqlite/row-cache";
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type TokenAccountRow = typeof tokenAccounts.$inferSelect;

@@ -6,7 +6,7 @@
 // threshold only as a safety net, and goes back to SQLite's default if the worker fails.
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../../core/logger";
-import { workerEntry } from "../../worker-entry";
+import { workerEntry } from "../../core/worker-entry";
 import type { CheckpointWorkerStart } from "./checkpoint-worker";
 
 const CHECKPOINT_INTERVAL_MS = 20;

@@ -7,7 +7,7 @@
 // each came out slower in all than one (291k against 324k ops/s) and took 262 MB instead of 140.
 import { availableParallelism } from "node:os";
 import type { Logger } from "../../core/logger";
-import { workerEntry } from "../../worker-entry";
+import { workerEntry } from "../../core/worker-entry";
 import type { ExportJob, PageSource } from ".";
 import type { ExportWorkerCommand, ExportWorkerMessage, ExportWorkerStart } from "./worker";
 

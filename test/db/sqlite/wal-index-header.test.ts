@@ -4,7 +4,8 @@ import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import { join } from "node:path";
 import { openDatabase } from "../../../src/db/open";
-import { ExternalChanges, RowCache } from "../../../src/db/sqlite/row-cache";
+import { RowCache } from "../../../src/db/row-cache";
+import { ExternalChanges } from "../../../src/db/sqlite/external-changes";
 import { WalIndexHeader } from "../../../src/db/sqlite/wal-index-header";
 import { sqlInAnotherProcess, tempDir } from "../../helpers/server";
 

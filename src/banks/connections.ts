@@ -3,10 +3,10 @@
 // one at a time per login: in this process through a shared promise, across processes through a
 // lease on the row, and the new login is committed before anyone uses it.
 import { randomUUID } from "node:crypto";
-import type { SecretBox } from "./auth/secret-box";
-import { BankError, type ConnectionStore } from "./banks/adapter";
-import type { Clock } from "./core/clock";
-import type { BankConnectionRepository, ConnectionStatus } from "./db/repos/connections";
+import type { SecretBox } from "../auth/secret-box";
+import type { Clock } from "../core/clock";
+import type { BankConnectionRepository, ConnectionStatus } from "../db/repos/connections";
+import { BankError, type ConnectionStore } from "./adapter";
 
 export interface BankConnectionsDeps {
   repo: BankConnectionRepository;

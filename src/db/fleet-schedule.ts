@@ -4,7 +4,7 @@
 // others skip that interval. With one server (SQLite) it always wins: one write per interval.
 import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
-import type { SqlPort } from "../db/sql-port";
+import type { SqlPort } from "./sql-port";
 
 export class FleetSchedule {
   private readonly claimStmt;

@@ -1,11 +1,12 @@
 // Between our account records and the bank adapters: picks the adapter for an account and builds
 // the adapter's view of it (with the decrypted login, which goes nowhere else).
-import type { BankConnections } from "./bank-connections";
-import type { BankAccountRef, BankAdapter } from "./banks/adapter";
-import { meteredAdapter } from "./banks/metered";
-import type { BankRegistry } from "./banks/registry";
-import { type Metrics, noMetrics } from "./core/metrics";
-import type { BankAccountRecord, CompanyRepository } from "./db/repos/accounts";
+
+import { type Metrics, noMetrics } from "../core/metrics";
+import type { BankAccountRecord, CompanyRepository } from "../db/repos/accounts";
+import type { BankAccountRef, BankAdapter } from "./adapter";
+import type { BankConnections } from "./connections";
+import { meteredAdapter } from "./metered";
+import type { BankRegistry } from "./registry";
 
 export class BankGateway {
   private readonly metered = new Map<string, BankAdapter>();

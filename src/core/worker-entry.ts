@@ -4,5 +4,5 @@
 export function workerEntry(fromRoot: string): string {
   return import.meta.url.includes("/$bunfs/")
     ? `./${fromRoot}`
-    : new URL(`../${fromRoot}`, import.meta.url).href;
+    : new URL(`../../${fromRoot}`, import.meta.url).href;
 }
