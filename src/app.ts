@@ -11,6 +11,7 @@ import type { SocketIp } from "./http/client-ip";
 import { httpCore } from "./http/core";
 import { routeDoc } from "./http/docs";
 import { registerFormats } from "./http/formats";
+import { withoutTrailingSlash } from "./http/route-path";
 import { agentDispatcher, mcpRoutes, relayRoutes } from "./mcp";
 import { oauthRoutes } from "./oauth/routes";
 import { OAUTH_SCOPE } from "./oauth/service";
@@ -117,7 +118,6 @@ export function createApp(services: Services, options: AppOptions = {}) {
       statementRoutes({
         guard: services.guard,
         service: services.statements,
-        repo: services.statementRepo,
         ...download,
       }),
     )
@@ -174,6 +174,3 @@ export function createApp(services: Services, options: AppOptions = {}) {
 }
 
 export type App = ReturnType<typeof createApp>;
-
-// The router ignores one trailing slash ("/x/" and "/x" are the same route); so do body policies.
-const withoutTrailingSlash = (p: string) => (p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p);

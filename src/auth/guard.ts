@@ -3,7 +3,7 @@
 // Per-account checks come later, from the access policy, once the request names an account.
 import type { Clock } from "../core/clock";
 import { ApiError } from "../core/errors";
-import type { Logger } from "../core/logger";
+import { errorText, type Logger } from "../core/logger";
 import type { AccountGrant, TokenAuthRecord, TokenRepository } from "../db/repos/tokens";
 import { type IpRange, ipAllowed, parseIpRange } from "./ip";
 import { type RateDecision, type RateLimiter, rateLimitHeaders } from "./rate-limiter";
@@ -141,7 +141,7 @@ export class TokenGuard {
   // Without a count no request may pass: the caller gets 503 and the cause goes to the log.
   private limiterUnavailable(e: unknown): ApiError {
     this.logger.error("rate limit store failed", {
-      error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+      error: errorText(e),
     });
     return new ApiError("service_unavailable", "Счётчики лимита запросов недоступны", undefined, {
       "retry-after": "1",

@@ -43,6 +43,11 @@ const stdoutSink: LogSink = (line) => {
   }
 };
 
+/** How a thrown value is written in a log line: its class and message, never a body or a secret. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
 export function createLogger(level: LogLevel, sink: LogSink = stdoutSink): Logger {
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;

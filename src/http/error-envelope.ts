@@ -11,8 +11,9 @@ import {
   invalidRequestBody,
   validationError,
 } from "../core/errors";
-import type { Logger } from "../core/logger";
+import { errorText, type Logger } from "../core/logger";
 import { type RequestState, withRequestState } from "./request-state";
+import { withoutTrailingSlash } from "./route-path";
 
 export interface ErrorEnvelopeDeps {
   logger: Logger;
@@ -20,13 +21,9 @@ export interface ErrorEnvelopeDeps {
   routes: () => { method: string; path: string }[];
 }
 
-// The router ignores one trailing slash ("/x/" and "/x" are the same route); so do the body
-// limits and the 405 answers.
-const trimSlash = (p: string) => (p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p);
-
 function pathPatternMatches(pattern: string, path: string): boolean {
-  const a = trimSlash(pattern).split("/");
-  const b = trimSlash(path).split("/");
+  const a = withoutTrailingSlash(pattern).split("/");
+  const b = withoutTrailingSlash(path).split("/");
   if (a.length !== b.length) return a[a.length - 1] === "*" && b.length >= a.length - 1;
   return a.every((seg, i) => seg.startsWith(":") || seg === "*" || seg === b[i]);
 }
@@ -55,7 +52,7 @@ export function errorEnvelopePlugin(deps: ErrorEnvelopeDeps) {
     } else if (apiError.code === "internal_error") {
       deps.logger.error("unhandled error", {
         request_id: state?.requestId,
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        error: errorText(error),
         stack: error instanceof Error ? error.stack : undefined,
       });
     }

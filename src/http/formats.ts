@@ -3,9 +3,8 @@
 // check of a path parameter a fifth of the cost of a request. These plain regular expressions are
 // set again after that plugin is loaded (app.ts imports this module after it).
 import { FormatRegistry } from "@sinclair/typebox";
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from "../core/ids";
 
 export function registerFormats(): void {
-  FormatRegistry.Set("uuid", (value) => UUID_RE.test(value));
+  FormatRegistry.Set("uuid", isUuid);
 }

@@ -3,6 +3,7 @@
 // ever held in memory. Text fields and files come back as plain values.
 import busboy from "busboy";
 import { ApiError, invalidRequestBody, validationError } from "../core/errors";
+import { isUuid } from "../core/ids";
 import { limitedChunks, payloadTooLarge } from "./body-policy";
 
 export interface MultipartFile {
@@ -96,12 +97,10 @@ export async function readMultipart(request: Request, limit: number): Promise<Mu
   return form;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A required uuid field of a form, lower-cased: malformed is "invalid request body", absent a validation error. */
 export function uuidField(form: MultipartForm, name: string): string {
   const value = form.fields.get(name)?.trim();
-  if (value !== undefined && value !== "" && !UUID_RE.test(value)) throw invalidRequestBody({ field: name });
+  if (value !== undefined && value !== "" && !isUuid(value)) throw invalidRequestBody({ field: name });
   if (value === undefined || value === "") throw validationError(name, `Поле ${name} обязательно`);
   return value.toLowerCase();
 }

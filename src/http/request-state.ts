@@ -3,6 +3,9 @@
 // access log, the audit writers and any route. A route plugin `.use(withRequestState)` to see it typed.
 import { Elysia } from "elysia";
 
+/** Headers a handler adds to its response (Elysia's `set.headers`). */
+export type ResponseHeaders = Record<string, string | number>;
+
 export interface RequestState {
   requestId: string;
   /** performance.now() at arrival. */

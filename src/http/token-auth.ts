@@ -4,14 +4,14 @@ import { Elysia } from "elysia";
 import type { Authenticated, Principal, Requirement, TokenGuard } from "../auth/guard";
 import { rateLimitHeaders } from "../auth/rate-limiter";
 import { ApiError } from "../core/errors";
-import { type RequestState, withRequestState } from "./request-state";
+import { type RequestState, type ResponseHeaders, withRequestState } from "./request-state";
 
 /** The principal, or a promise of it when the guard's limiter is a shared store. */
 export function authenticateRequest(
   guard: TokenGuard,
   request: Request,
   state: RequestState,
-  headers: Record<string, string | number>,
+  headers: ResponseHeaders,
   need: Requirement,
 ): Principal | Promise<Principal> {
   let authenticated: Authenticated | Promise<Authenticated>;

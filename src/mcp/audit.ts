@@ -2,7 +2,7 @@
 // write is logged and surfaces as AgentAuditFailed, and the caller answers with an error, not data.
 import type { AuditSink } from "../audit/audit-batcher";
 import type { Principal } from "../auth/guard";
-import type { Logger } from "../core/logger";
+import { errorText, type Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
 import type { RequestState } from "../http/request-state";
 
@@ -58,7 +58,7 @@ export async function writeAgentAudit(
     deps.logger.error("audit write failed", {
       request_id: state.requestId,
       action: f.action,
-      error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+      error: errorText(e),
     });
     deps.metrics?.agentCall(metricTool(f.action), "audit_failed", f.revision ?? "2025-11-25");
     throw new AgentAuditFailed();

@@ -8,7 +8,7 @@ import { ApiError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
 import { isInvalidBody } from "../http/body-policy";
-import type { RequestState } from "../http/request-state";
+import type { RequestState, ResponseHeaders } from "../http/request-state";
 import { AgentAuditFailed, type AgentAuditFields, writeAgentAudit } from "./audit";
 import { checkModernRequest, discoverResult, LIST_TTL_MS, ModernRpcError, modernResult } from "./modern";
 import {
@@ -57,9 +57,6 @@ export interface AgentCall {
   /** The protocol revision the request was made in, when known (audited). */
   revision?: string;
 }
-
-/** Response headers a method sets (the new session's Mcp-Session-Id). */
-type Headers = Record<string, string | number>;
 
 /** A method of a protocol revision, once the request is authenticated, parsed and checked. */
 type Method = (call: AgentCall, id: RpcId, message: RpcRequest) => Promise<unknown>;
@@ -192,7 +189,7 @@ export function agentDispatcher(deps: AgentDispatchDeps) {
     call: AgentCall,
     body: unknown,
     sessionHeader: string | null,
-    headers: Headers,
+    headers: ResponseHeaders,
   ): Promise<unknown> {
     const message = messageOf(body);
     if ("error" in message) return rpcError(call, message.id, message.error, null);
@@ -235,7 +232,7 @@ export function agentDispatcher(deps: AgentDispatchDeps) {
     );
   }
 
-  async function initialize(call: AgentCall, id: RpcId, params: unknown, headers: Headers) {
+  async function initialize(call: AgentCall, id: RpcId, params: unknown, headers: ResponseHeaders) {
     if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) {
       const error = new RpcError(RPC_INVALID_PARAMS, "Invalid params: expected an object");
       await auditedCall(call, { action: "mcp.initialize", outcome: String(error.code) });
@@ -271,7 +268,7 @@ export function agentDispatcher(deps: AgentDispatchDeps) {
    * A request of the stateless revision (2026-07-28): no session; the revision's checks and
    * errors, with their HTTP statuses. `requestHeaders` are the routing headers it checks.
    */
-  async function modernRequest(call: AgentCall, body: unknown, requestHeaders: globalThis.Headers) {
+  async function modernRequest(call: AgentCall, body: unknown, requestHeaders: Headers) {
     const modern: AgentCall = { ...call, sessionId: null, revision: MODERN_PROTOCOL_VERSIONS[0] };
     const fail = async (id: RpcId, error: RpcError, method: string | null, status?: number) =>
       Response.json(await rpcError(modern, id, error, method), {

@@ -6,6 +6,7 @@
 import {
   ADVERTISED_PROTOCOL_VERSIONS,
   isModernProtocolVersion,
+  isPlainObject,
   MODERN_PROTOCOL_VERSIONS,
   RPC_HEADER_MISMATCH,
   RPC_INVALID_PARAMS,
@@ -21,10 +22,6 @@ const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 
 /** How long a client may keep tools/list and server/discover answers (they change with releases). */
 export const LIST_TTL_MS = 300_000;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function metaOf(body: unknown): Record<string, unknown> | null {
   if (!isPlainObject(body) || !isPlainObject(body.params)) return null;

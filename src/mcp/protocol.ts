@@ -89,7 +89,8 @@ export function rpcFailure(id: RpcId, error: RpcError): RpcFailure {
   return body;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not an array, not null). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -8,9 +8,10 @@
 import { Elysia } from "elysia";
 import type { TokenGuard } from "../auth/guard";
 import { ApiError, invalidRequestBody, validationError } from "../core/errors";
+import { isUuidV4 } from "../core/ids";
 import { bodyPolicyOption, DEFAULT_BODY_POLICY, isInvalidBody } from "../http/body-policy";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
-import { type RequestState, withRequestState } from "../http/request-state";
+import { type RequestState, type ResponseHeaders, withRequestState } from "../http/request-state";
 import { authenticateRequest } from "../http/token-auth";
 import type { AgentCall, AgentDispatcher } from "./dispatch";
 import { isModernProtocolVersion, isSupportedProtocolVersion } from "./protocol";
@@ -19,24 +20,24 @@ import { MCP_PATH } from "./routes";
 const RELAY_TOOLS_PATH = `${MCP_PATH}/tools`;
 const RELAY_SESSION_HEADER = "X-MCP-Session-Id";
 
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-
 export interface RelayRouteDeps {
   guard: TokenGuard;
   agents: AgentDispatcher;
 }
 
-type Headers = Record<string, string | number>;
-
 export function relayRoutes(deps: RelayRouteDeps) {
   /** The token checks, then the relay's process id; the host's revision is audited when known. */
-  async function authenticate(request: Request, state: RequestState, headers: Headers): Promise<AgentCall> {
+  async function authenticate(
+    request: Request,
+    state: RequestState,
+    headers: ResponseHeaders,
+  ): Promise<AgentCall> {
     const principal = await authenticateRequest(deps.guard, request, state, headers, {
       purpose: "mcp",
       scope: "read_statements",
     });
     const sessionId = request.headers.get(RELAY_SESSION_HEADER);
-    if (sessionId === null || !UUID_V4.test(sessionId)) {
+    if (sessionId === null || !isUuidV4(sessionId)) {
       throw validationError(RELAY_SESSION_HEADER, "Нужен заголовок X-MCP-Session-Id с UUIDv4");
     }
     return {
@@ -74,7 +75,7 @@ export function relayRoutes(deps: RelayRouteDeps) {
     .get(
       RELAY_TOOLS_PATH,
       async ({ request, requestState: state, set }) => {
-        const call = await authenticate(request, state, set.headers as Headers);
+        const call = await authenticate(request, state, set.headers as ResponseHeaders);
         return { tools: await deps.agents.toolList(call) };
       },
       {
@@ -89,7 +90,7 @@ export function relayRoutes(deps: RelayRouteDeps) {
     .post(
       `${RELAY_TOOLS_PATH}/:name/call`,
       async ({ request, requestState: state, set, body, params }) => {
-        const call = await authenticate(request, state, set.headers as Headers);
+        const call = await authenticate(request, state, set.headers as ResponseHeaders);
         const args = parseArguments(body);
         const result = await deps.agents.toolCall(call, params.name, args, "not_found");
         if (result === null) {

@@ -13,10 +13,10 @@
 import { Elysia } from "elysia";
 import type { Principal, TokenGuard } from "../auth/guard";
 import { ApiError, apiErrorOf, validationError } from "../core/errors";
-import type { Logger } from "../core/logger";
+import { errorText, type Logger } from "../core/logger";
 import { bodyPolicyOption } from "../http/body-policy";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
-import { type RequestState, withRequestState } from "../http/request-state";
+import { type RequestState, type ResponseHeaders, withRequestState } from "../http/request-state";
 import { authenticateRequest } from "../http/token-auth";
 import type { AgentCall, AgentDispatcher } from "./dispatch";
 import { isModernRequest } from "./modern";
@@ -43,8 +43,6 @@ export interface McpRouteDeps {
   oauth?: { resourceMetadataUrl: string; scope: string };
 }
 
-type Headers = Record<string, string | number>;
-
 /** Agent requests are small JSON-RPC messages (decisions §2). */
 const AGENT_BODY_LIMIT = 16 * 1024;
 
@@ -52,7 +50,11 @@ export function mcpRoutes(deps: McpRouteDeps) {
   const originAllowed = createOriginPolicy(deps.allowedOrigins);
 
   /** The token checks, with Origin placed between IP and purpose (see the header comment). */
-  async function authenticate(request: Request, state: RequestState, headers: Headers): Promise<AgentCall> {
+  async function authenticate(
+    request: Request,
+    state: RequestState,
+    headers: ResponseHeaders,
+  ): Promise<AgentCall> {
     const checkOrigin = () => {
       if (!originAllowed(request.headers.get("origin"))) throw new ApiError("forbidden_origin");
     };
@@ -85,7 +87,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
     }
   }
 
-  async function handle(request: Request, state: RequestState, body: unknown, headers: Headers) {
+  async function handle(request: Request, state: RequestState, body: unknown, headers: ResponseHeaders) {
     const call = await authenticate(request, state, headers);
     if (isModernRequest(body, request.headers.get("mcp-protocol-version"))) {
       return deps.agents.modernRequest(call, body, request.headers);
@@ -101,7 +103,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
     .post(
       path,
       async ({ request, requestState: state, body, set }) => {
-        const headers = set.headers as Headers;
+        const headers = set.headers as ResponseHeaders;
         try {
           return await handle(request, state, body, headers);
         } catch (e) {
@@ -111,7 +113,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
           const id = salvageId(body);
           deps.logger.error("agent request failed", {
             request_id: state.requestId,
-            error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+            error: errorText(e),
             stack: e instanceof Error ? e.stack : undefined,
           });
           return rpcFailure(
@@ -148,7 +150,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
     .delete(
       path,
       async ({ request, requestState: state, set }) => {
-        const call = await authenticate(request, state, set.headers as Headers);
+        const call = await authenticate(request, state, set.headers as ResponseHeaders);
         checkSessionVersionHeader(request);
         const sessionId = request.headers.get("mcp-session-id");
         if (!sessionId) throw validationError("Mcp-Session-Id", "Нужен заголовок Mcp-Session-Id");

@@ -4,7 +4,8 @@
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock";
 import { ApiError } from "../core/errors";
-import type { Logger } from "../core/logger";
+import { isUuid } from "../core/ids";
+import { errorText, type Logger } from "../core/logger";
 import { type FleetSchedule, fleetInterval } from "../db/fleet-schedule";
 import { type CacheChanges, RowCache } from "../db/row-cache";
 import type { SqlPort } from "../db/sql-port";
@@ -86,8 +87,6 @@ export class SqlSessionStore implements SessionStore {
   }
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** At most this long between two writes of the same session's expiry. */
 const MAX_EXTENSION_GRANULARITY_MS = 60_000;
 
@@ -135,7 +134,7 @@ export class SessionManager {
         "Invalid Request: Mcp-Session-Id header is required; call initialize first",
       );
     }
-    if (!UUID_RE.test(id)) throw sessionNotFound();
+    if (!isUuid(id)) throw sessionNotFound();
     const session = await this.guarded(() => this.store.get(id));
     // Another token's session answers exactly like an unknown one: nothing to learn from probing.
     if (!session || session.apiTokenId !== apiTokenId) throw sessionNotFound();
@@ -152,7 +151,7 @@ export class SessionManager {
 
   /** Idempotent: an unknown session, or another token's, is left as it is. */
   async terminate(id: string, apiTokenId: string): Promise<void> {
-    if (!UUID_RE.test(id)) return;
+    if (!isUuid(id)) return;
     await this.guarded(() => this.store.delete(id, apiTokenId));
   }
 
@@ -165,7 +164,7 @@ export class SessionManager {
       return await fn();
     } catch (e) {
       this.logger.error("agent session store failed", {
-        error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+        error: errorText(e),
       });
       throw new ApiError("service_unavailable", "Хранилище сессий недоступно");
     }

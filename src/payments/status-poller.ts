@@ -6,7 +6,7 @@ import type { AuditEntryInput } from "../audit/audit-log";
 import { BankError } from "../banks/adapter";
 import type { BankGateway } from "../banks/gateway";
 import type { Clock } from "../core/clock";
-import type { Logger } from "../core/logger";
+import { errorText, type Logger } from "../core/logger";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import type { PaymentRepository } from "./repository";
 
@@ -100,7 +100,7 @@ export class PaymentStatusPoller {
         );
         this.deps.logger.warn("payment status check failed", {
           item_id: item.id,
-          error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+          error: errorText(e),
         });
       }
     }

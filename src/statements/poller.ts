@@ -5,7 +5,7 @@
 import { BankError } from "../banks/adapter";
 import type { BankGateway } from "../banks/gateway";
 import type { Clock } from "../core/clock";
-import type { Logger } from "../core/logger";
+import { errorText, type Logger } from "../core/logger";
 import { type FleetSchedule, fleetInterval } from "../db/fleet-schedule";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import type { StatementOperation } from "../formats/types";
@@ -57,7 +57,7 @@ export class StatementPoller {
     const tick = () =>
       void this.tick().catch((e) =>
         this.deps.logger.error("statement poll pass failed", {
-          error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+          error: errorText(e),
         }),
       );
     this.timer = setInterval(tick, this.deps.intervalMs);
@@ -116,7 +116,7 @@ export class StatementPoller {
       .catch((e) =>
         this.deps.logger.error("statement poll failure could not be recorded", {
           statement_id: row.id,
-          error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+          error: errorText(e),
         }),
       )
       .finally(() => this.inFlight.delete(row.id));
@@ -238,7 +238,7 @@ export class StatementPoller {
     this.deps.repo.reschedule(row.id, this.deps.clock.now().getTime() + wait);
     this.deps.logger.warn("statement poll failed; will retry", {
       statement_id: row.id,
-      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      error: errorText(error),
     });
   }
 

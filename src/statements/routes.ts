@@ -16,7 +16,6 @@ import {
   StatementPageSchema,
   StatementSchema,
 } from "./model";
-import type { StatementRepository } from "./repository";
 import type { StatementService } from "./service";
 
 /** A bank's statement file is at most 50 MB (decisions §11). */
@@ -28,9 +27,7 @@ const IMPORT_LIMIT = 50 * MB;
 // responses against the same schemas instead.
 const doc = tokenRouteDoc("statements");
 
-export function statementRoutes(
-  deps: { guard: TokenGuard; service: StatementService; repo: StatementRepository } & DownloadDeps,
-) {
+export function statementRoutes(deps: { guard: TokenGuard; service: StatementService } & DownloadDeps) {
   const { service } = deps;
   return new Elysia({ prefix: "/api/v1/integration/statements" })
     .use(withRequestState)

@@ -9,7 +9,7 @@ import { secretEquals } from "../../auth/tokens";
 import { BankError } from "../../banks/adapter";
 import type { Clock } from "../../core/clock";
 import { ApiError } from "../../core/errors";
-import type { Logger } from "../../core/logger";
+import { errorText, type Logger } from "../../core/logger";
 import { type MultipartForm, readMultipart } from "../../http/multipart";
 import type { OAuthService } from "../../oauth/service";
 import type { PaymentService } from "../../payments/service";
@@ -49,7 +49,6 @@ export type Outcome =
 
 export const LANDING = "/admin/tokens";
 export const PAGE_SIZE = 50;
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATETIME_LOCAL_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
 
 export const page = (html: JSX.Element, status = 200, headers?: Record<string, string>): Outcome => ({
@@ -119,7 +118,7 @@ export function pageKit(deps: AdminPagesDeps) {
       const requestId = ctx.requestState.requestId;
       logger.error("admin page failed", {
         request_id: requestId,
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        error: errorText(error),
         stack: error instanceof Error ? error.stack : undefined,
       });
       const text = `Внутренняя ошибка сервиса; номер запроса ${requestId}`;

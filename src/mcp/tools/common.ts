@@ -1,9 +1,9 @@
 // Argument pieces shared by several tools.
 import { Type } from "@sinclair/typebox";
+import { UUID_PATTERN } from "../../core/ids";
 
 // Patterns rather than `format`: the registry validates with TypeBox `Value`, which knows no formats
 // unless registered, and every JSON Schema client understands a pattern.
-export const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 export const DATE_PATTERN = "^\\d{4}-\\d{2}-\\d{2}$";
 
 export const BankAccountId = Type.String({

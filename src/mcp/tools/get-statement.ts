@@ -1,10 +1,11 @@
 import { Type } from "@sinclair/typebox";
 import { ApiError } from "../../core/errors";
+import { UUID_PATTERN } from "../../core/ids";
 import { kopecksToJsonNumber } from "../../formats/money";
 import { StatementSchema } from "../../statements/model";
 import { statementView } from "../../statements/views";
 import { OperationSchema, operationView, toolStatementView } from "../views";
-import { UNTRUSTED, UUID_PATTERN } from "./common";
+import { UNTRUSTED } from "./common";
 import type { ToolDefinition } from "./registry";
 
 /** Above this many operations get_statement answers with a summary instead. */

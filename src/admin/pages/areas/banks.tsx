@@ -1,7 +1,9 @@
 // Bank connections in the admin pages: a new login for an account, the bank's consent flow (and
 // its callback), the customer's accounts seen through a login, and the payment documents waiting
 // for a signature in the bank.
-import { type PageKit, page, UUID_RE } from "../kit";
+
+import { isUuid } from "../../../core/ids";
+import { type PageKit, page } from "../kit";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
 import { ConsentPage, DiscoverPage, PaymentsPage } from "../views/banks";
 import { MessagePage } from "../views/basics";
@@ -10,7 +12,7 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
   const { admin, payments } = kit.deps;
   const { actorOf, signedInFrame, view, action, flashThen, frame, run, sessionOf } = kit;
 
-  const accountOf = (id: string | undefined) => admin.findBankAccountView(UUID_RE.test(id ?? "") ? id! : "");
+  const accountOf = (id: string | undefined) => admin.findBankAccountView(isUuid(id ?? "") ? id! : "");
 
   return [
     post(

@@ -1,10 +1,11 @@
 // Statements of every source: the list, ordering one, importing the bank's file, downloading.
 import { ApiError } from "../../../core/errors";
+import { isUuid } from "../../../core/ids";
 import { MB } from "../../../http/body-policy";
 import { checkedDownload, downloadResponse } from "../../../statements/export/download";
 import type { StatementStatus } from "../../../statements/repository";
 import type { StatementView } from "../../../statements/service";
-import { attempt, nonEmpty, type Outcome, PAGE_SIZE, type PageKit, page, redirect, UUID_RE } from "../kit";
+import { attempt, nonEmpty, type Outcome, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
 import { get, type PageRoute, pageDoc, post, type RouteContext } from "../page-route";
 import type { AdminSession } from "../session";
 import { StatementsPage } from "../views/activity";
@@ -149,7 +150,7 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
         if (!session) return send(ctx, redirect("/admin/login"));
         const id = ctx.params.id ?? "";
         try {
-          if (!UUID_RE.test(id)) throw new ApiError("not_found", "Выписка не найдена");
+          if (!isUuid(id)) throw new ApiError("not_found", "Выписка не найдена");
           const download = checkedDownload({
             format: ctx.query.format ?? "",
             version: ctx.query.version,

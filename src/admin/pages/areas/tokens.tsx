@@ -1,8 +1,9 @@
 // API tokens: the list, the creation form per purpose, editing and revocation.
 import type { TokenPurpose } from "../../../auth/tokens";
 import { ApiError } from "../../../core/errors";
+import { isUuid } from "../../../core/ids";
 import type { TokenGrantInput } from "../../service";
-import { asUtc, attempt, nonEmpty, type Outcome, type PageKit, page, UUID_RE } from "../kit";
+import { asUtc, attempt, nonEmpty, type Outcome, type PageKit, page } from "../kit";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
 import type { AdminSession } from "../session";
 import { randomSecret } from "../session";
@@ -47,7 +48,7 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
     error: string | null = null,
     submitted: FormValues | null = null,
   ): Outcome {
-    if (!UUID_RE.test(id)) throw new ApiError("not_found", "Токен не найден");
+    if (!isUuid(id)) throw new ApiError("not_found", "Токен не найден");
     const token = admin.tokenView(id);
     return page(
       <EditTokenPage
@@ -152,7 +153,7 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
       "/admin/tokens/:id",
       action((session, form, ctx) => {
         const id = ctx.params.id ?? "";
-        const current = UUID_RE.test(id) ? admin.tokenView(id) : null;
+        const current = isUuid(id) ? admin.tokenView(id) : null;
         if (!current) throw new ApiError("not_found", "Токен не найден");
         const sendScope = form.scope_send_payments === "on";
         const result = attempt(() =>
@@ -181,7 +182,7 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
       "/admin/tokens/:id/revoke",
       action((session, _form, ctx) => {
         const id = ctx.params.id ?? "";
-        if (!UUID_RE.test(id)) throw new ApiError("not_found", "Токен не найден");
+        if (!isUuid(id)) throw new ApiError("not_found", "Токен не найден");
         const token = admin.revokeToken(id, actorOf(ctx));
         return flashThen(session, `Токен ${token.token_prefix}… (${token.name}) отозван`, "/admin/tokens");
       }),
