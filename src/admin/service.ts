@@ -21,7 +21,7 @@ import type {
 import type { BankConnectionRepository, ConnectionRecord, ConnectionStatus } from "../db/repos/connections";
 import type { AccountGrant, ApiTokenRow, TokenRepository } from "../db/repos/tokens";
 import { maskAccountNumber } from "../formats/mask";
-import { kopecksToJsonNumber } from "../formats/money";
+import { formatKopecks, kopecksToJsonNumber, rublesToKopecks } from "../formats/money";
 import { isValidInn, isValidKpp } from "../formats/validators";
 import type {
   AuditLogQueryInput,
@@ -50,6 +50,9 @@ const ALIAS_RE = /^[A-Za-z0-9_-]{1,32}$/;
 const CONSENT_STATE_TTL_MS = 15 * 60_000;
 const DEFAULT_SANDBOX_OPS_PER_DAY = 5;
 const DEFAULT_SANDBOX_OPENING_BALANCE = 100_000_000; // 1 000 000.00 RUB in kopecks
+/** 1 000 000 000 000.00 RUB: a sandbox balance grows by at most ~7.4·10^8 kopecks a day, so a
+ *  century of generated days stays far inside the safe integers (and exact as a JSON number). */
+const MAX_SANDBOX_OPENING_BALANCE = 100_000_000_000_000;
 
 export interface AdminDeps {
   clock: Clock;
@@ -123,14 +126,13 @@ export class AdminService {
       const opening = input.sandbox?.opening_balance;
       if (opening === undefined) sandboxOpening = DEFAULT_SANDBOX_OPENING_BALANCE;
       else {
-        const kopecks = Math.round(opening * 100);
-        if (!Number.isFinite(opening) || opening < 0 || Math.abs(kopecks - opening * 100) > 1e-6) {
+        sandboxOpening = rublesToKopecks(opening, { max: MAX_SANDBOX_OPENING_BALANCE });
+        if (sandboxOpening === null) {
           throw validationError(
             "sandbox.opening_balance",
-            "opening_balance: неотрицательная сумма, до 2 знаков",
+            `opening_balance: неотрицательная сумма в рублях, до 2 знаков, не больше ${formatKopecks(MAX_SANDBOX_OPENING_BALANCE)}`,
           );
         }
-        sandboxOpening = kopecks;
       }
     } else if (input.sandbox !== undefined) {
       throw validationError("sandbox", "Параметры sandbox допустимы только для тестовых банков");
