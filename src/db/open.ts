@@ -19,9 +19,12 @@ export interface OpenedDatabase {
   close(): void;
 }
 
+/** How long a statement waits for another connection's lock before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 function applyPragmas(sqlite: Database, readOnly: boolean): void {
   // bun:sqlite has no lock timeout of its own.
-  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (!readOnly) {
     sqlite.exec("PRAGMA journal_mode = WAL");
     sqlite.exec("PRAGMA synchronous = NORMAL");
