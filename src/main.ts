@@ -1,6 +1,6 @@
 // Composition root: config -> database -> services -> app -> workers -> listen.
 
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { createApp } from "./app";
@@ -12,6 +12,7 @@ import { createLogger, flushStdout, type Logger } from "./core/logger";
 import { migrate, openDatabase } from "./db/open";
 import { connectPostgres, describeDatabaseUrl } from "./db/pg/connect";
 import { migratePostgres } from "./db/pg/migrate";
+import { makePrivateParent } from "./db/sqlite/private-files";
 import { acquireServeLock, type ServeLock } from "./db/sqlite/serve-lock";
 import { WalCheckpointer } from "./db/sqlite/wal-checkpointer";
 import { postgresStore } from "./db/store";
@@ -94,7 +95,7 @@ function resolveDemoAdminToken(config: Config): {
     throw new ConfigError("SVC_ADMIN_TOKEN", `в ${file} нет токена администратора (не короче 32 символов)`);
   }
   const token = generate();
-  mkdirSync(dirname(file), { recursive: true });
+  makePrivateParent(file);
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return { token, source: "file", created: true };
