@@ -12,6 +12,7 @@ import type { BankConnections } from "../bank-connections";
 import type { BankAccountRef, BankAdapter } from "../banks/adapter";
 import { type Clock, newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
+import { requireWellFormed } from "../core/text";
 import type {
   BankAccountRecord,
   BankAccountRepository,
@@ -80,7 +81,7 @@ export class AdminService {
   // ---- companies
 
   createCompany(input: CreateCompanyInput, actor: AdminActor = {}): CompanyView {
-    const name = input.name.trim();
+    const name = requireWellFormed("name", input.name.trim());
     if (name.length === 0 || name.length > 256)
       throw validationError("name", "Название: от 1 до 256 символов");
     if (!isValidInn(input.inn)) throw validationError("inn", "Неверный ИНН (формат или контрольная сумма)");
@@ -412,7 +413,7 @@ export class AdminService {
   createToken(input: CreateTokenInput, actor: AdminActor = {}): TokenView & { token: string } {
     const company = this.deps.companies.findById(input.company_id);
     if (!company) throw new ApiError("not_found", "Компания не найдена", { field: "company_id" });
-    const name = input.name.trim();
+    const name = requireWellFormed("name", input.name.trim());
     if (name.length === 0 || name.length > 128)
       throw validationError("name", "Имя токена: от 1 до 128 символов");
     const mode = input.mode ?? "live";
@@ -471,7 +472,7 @@ export class AdminService {
     if (!row) throw new ApiError("not_found", "Токен не найден");
     const patch: Partial<ApiTokenRow> = {};
     if (input.name !== undefined) {
-      const name = input.name.trim();
+      const name = requireWellFormed("name", input.name.trim());
       if (name.length === 0 || name.length > 128)
         throw validationError("name", "Имя токена: от 1 до 128 символов");
       patch.name = name;
