@@ -39,6 +39,7 @@ export interface StartOptions {
   demo?: boolean;
   clock?: Clock;
   logger?: Logger;
+  /** Where the --demo banner goes (default: standard error, the terminal; never the log stream). */
   print?: (text: string) => void;
   /** Service replacements for tests (see container.ts). */
   overrides?: ServiceOverrides;
@@ -262,6 +263,8 @@ async function startOn(
   if (admin) {
     const today = dateInZone(services.clock.now(), config.timezone);
     flushStdout(); // the banner follows the "listening" line
+    // The banner (with raw tokens) goes to standard error, the operator's terminal: standard
+    // output is the JSON log stream, which log collectors keep and ship, and never carries one.
     const signIn: DemoSignIn = {
       url: `${url}/admin`,
       token: admin.created ? admin.token : null,
@@ -272,7 +275,7 @@ async function startOn(
             ? null
             : demoAdminTokenFile(config.dbPath),
     };
-    (options.print ?? ((t: string) => process.stdout.write(t)))(
+    (options.print ?? ((t: string) => process.stderr.write(t)))(
       demo ? demoBanner(demo, url, today, signIn) : demoAgainBanner(config.dbPath, signIn),
     );
   }
