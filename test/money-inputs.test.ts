@@ -4,7 +4,8 @@
 // statement files, and the totals of those files.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { json, makeTestApp, type TestApp } from "./helpers/app";
+import { signIn } from "./helpers/admin-browser";
+import { BASE, json, makeTestApp, type TestApp } from "./helpers/app";
 import { expectError } from "./helpers/envelope";
 import { svcAdmin, svcAdminRun, tempDir } from "./helpers/server";
 import { callTool, initSession, MCP, readyStatement, type ToolResultBody } from "./mcp/helpers";
@@ -205,6 +206,30 @@ describe("statement files: amounts and totals", () => {
       reshape: withAmounts("90071992547409.91"),
     });
     await refused(t, w, file.bytes, "Сумма");
+  });
+
+  test("the admin pages' import of the same file is refused too (400), and stores nothing", async () => {
+    const t = makeTestApp();
+    const w = fileWorld(t);
+    const b = await signIn(t);
+    const file = bankFile(w.number, "2026-11-01", "2026-11-10", {
+      reshape: withAmounts("90071992547409.91"),
+    });
+    const form = new FormData();
+    form.append("_csrf", b.csrf);
+    form.append("bank_account_id", w.accountId);
+    form.append("file", new Blob([file.bytes as Uint8Array<ArrayBuffer>]), "kl_to_1c.txt");
+    const before = storedCounts(t);
+    const res = await t.app.handle(
+      new Request(`${BASE}/admin/statements/import`, {
+        method: "POST",
+        headers: { cookie: b.cookie, origin: BASE },
+        body: form,
+      }),
+    );
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("сумма документов слишком велика");
+    expect(storedCounts(t)).toEqual(before);
   });
 
   test("an opening balance beyond the safe integers is 400 naming НачальныйОстаток", async () => {
