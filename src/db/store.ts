@@ -76,6 +76,9 @@ export function sqliteStore(
       // connection is the server thread's own, so nothing else runs meanwhile) and gives it back:
       // a read-only file or folder fails, another connection holding the lock is "busy". Waiting
       // for the lock here would stall every request of the server behind one readiness probe.
+      // A transaction of this connection's own in progress (never across an await, so not now)
+      // holds the lock already: it is not the probe's to end.
+      if (sqlite.inTransaction) return { state: "ok" };
       sqlite.exec("PRAGMA busy_timeout = 0");
       try {
         sqlite.exec("BEGIN IMMEDIATE");
