@@ -98,7 +98,7 @@ function createLog(logDir: string | null) {
   let file: string | null = null;
   if (logDir !== null) {
     try {
-      mkdirSync(logDir, { recursive: true });
+      mkdirSync(logDir, { recursive: true, mode: 0o700 });
       file = join(logDir, "svc-mcp.log");
     } catch {
       file = null;
@@ -109,7 +109,7 @@ function createLog(logDir: string | null) {
     process.stderr.write(line);
     if (file !== null) {
       try {
-        appendFileSync(file, line);
+        appendFileSync(file, line, { mode: 0o600 });
       } catch {
         // A log file that cannot be written must not stop the relay.
       }

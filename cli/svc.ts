@@ -82,6 +82,10 @@ async function migratePostgresDatabase(url: string): Promise<number> {
   }
 }
 
+// Every file a command writes (the database with its -wal and -shm, backups, key files, the serve
+// lock) is the owner's only, and so is every folder it makes (decisions §20).
+process.umask(0o077);
+
 try {
   const code = await main(process.argv.slice(2));
   if (code >= 0) process.exit(code);

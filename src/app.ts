@@ -15,6 +15,7 @@ import { withoutTrailingSlash } from "./http/route-path";
 import { agentDispatcher, mcpRoutes, relayRoutes } from "./mcp";
 import { oauthRoutes } from "./oauth/routes";
 import { OAUTH_SCOPE } from "./oauth/service";
+import { databaseWritableCheck } from "./ops/readiness";
 import { opsRoutes } from "./ops/routes";
 import { paymentRoutes } from "./payments/routes";
 import { statementRoutes } from "./statements/routes";
@@ -103,7 +104,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         metrics: services.metrics,
         metricsToken: services.config.metricsToken,
         readiness: {
-          databaseWritable: () => services.store.writable(),
+          databaseWritable: databaseWritableCheck(() => services.store.writable(), services.clock),
           clock: services.clock,
           migrations: () => services.store.migrationState(),
           poller: {

@@ -1,6 +1,6 @@
 // Composition root: config -> database -> services -> app -> workers -> listen.
 
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { createApp } from "./app";
@@ -12,6 +12,7 @@ import { createLogger, flushStdout, type Logger } from "./core/logger";
 import { migrate, openDatabase } from "./db/open";
 import { connectPostgres, describeDatabaseUrl } from "./db/pg/connect";
 import { migratePostgres } from "./db/pg/migrate";
+import { makePrivateParent } from "./db/sqlite/private-files";
 import { acquireServeLock, type ServeLock } from "./db/sqlite/serve-lock";
 import { WalCheckpointer } from "./db/sqlite/wal-checkpointer";
 import { postgresStore } from "./db/store";
@@ -38,6 +39,7 @@ export interface StartOptions {
   demo?: boolean;
   clock?: Clock;
   logger?: Logger;
+  /** Where the --demo banner goes (default: standard error, the terminal; never the log stream). */
   print?: (text: string) => void;
   /** Service replacements for tests (see container.ts). */
   overrides?: ServiceOverrides;
@@ -94,7 +96,7 @@ function resolveDemoAdminToken(config: Config): {
     throw new ConfigError("SVC_ADMIN_TOKEN", `в ${file} нет токена администратора (не короче 32 символов)`);
   }
   const token = generate();
-  mkdirSync(dirname(file), { recursive: true });
+  makePrivateParent(file);
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return { token, source: "file", created: true };
@@ -261,6 +263,8 @@ async function startOn(
   if (admin) {
     const today = dateInZone(services.clock.now(), config.timezone);
     flushStdout(); // the banner follows the "listening" line
+    // The banner (with raw tokens) goes to standard error, the operator's terminal: standard
+    // output is the JSON log stream, which log collectors keep and ship, and never carries one.
     const signIn: DemoSignIn = {
       url: `${url}/admin`,
       token: admin.created ? admin.token : null,
@@ -271,7 +275,7 @@ async function startOn(
             ? null
             : demoAdminTokenFile(config.dbPath),
     };
-    (options.print ?? ((t: string) => process.stdout.write(t)))(
+    (options.print ?? ((t: string) => process.stderr.write(t)))(
       demo ? demoBanner(demo, url, today, signIn) : demoAgainBanner(config.dbPath, signIn),
     );
   }

@@ -12,6 +12,7 @@ import type { BankAccountRef, BankAdapter } from "../banks/adapter";
 import type { BankConnections } from "../banks/connections";
 import { type Clock, newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
+import { requireWellFormed } from "../core/text";
 import type {
   BankAccountRecord,
   BankAccountRepository,
@@ -21,7 +22,7 @@ import type {
 import type { BankConnectionRepository, ConnectionRecord, ConnectionStatus } from "../db/repos/connections";
 import type { AccountGrant, ApiTokenRow, TokenRepository } from "../db/repos/tokens";
 import { maskAccountNumber } from "../formats/mask";
-import { kopecksToJsonNumber } from "../formats/money";
+import { formatKopecks, kopecksToJsonNumber, rublesToKopecks } from "../formats/money";
 import { isValidInn, isValidKpp } from "../formats/validators";
 import type {
   AuditLogQueryInput,
@@ -50,6 +51,9 @@ const ALIAS_RE = /^[A-Za-z0-9_-]{1,32}$/;
 const CONSENT_STATE_TTL_MS = 15 * 60_000;
 const DEFAULT_SANDBOX_OPS_PER_DAY = 5;
 const DEFAULT_SANDBOX_OPENING_BALANCE = 100_000_000; // 1 000 000.00 RUB in kopecks
+/** 1 000 000 000 000.00 RUB: a sandbox balance grows by at most ~7.4·10^8 kopecks a day, so a
+ *  century of generated days stays far inside the safe integers (and exact as a JSON number). */
+const MAX_SANDBOX_OPENING_BALANCE = 100_000_000_000_000;
 
 export interface AdminDeps {
   clock: Clock;
@@ -77,7 +81,7 @@ export class AdminService {
   // ---- companies
 
   createCompany(input: CreateCompanyInput, actor: AdminActor = {}): CompanyView {
-    const name = input.name.trim();
+    const name = requireWellFormed("name", input.name.trim());
     if (name.length === 0 || name.length > 256)
       throw validationError("name", "Название: от 1 до 256 символов");
     if (!isValidInn(input.inn)) throw validationError("inn", "Неверный ИНН (формат или контрольная сумма)");
@@ -123,14 +127,13 @@ export class AdminService {
       const opening = input.sandbox?.opening_balance;
       if (opening === undefined) sandboxOpening = DEFAULT_SANDBOX_OPENING_BALANCE;
       else {
-        const kopecks = Math.round(opening * 100);
-        if (!Number.isFinite(opening) || opening < 0 || Math.abs(kopecks - opening * 100) > 1e-6) {
+        sandboxOpening = rublesToKopecks(opening, { max: MAX_SANDBOX_OPENING_BALANCE });
+        if (sandboxOpening === null) {
           throw validationError(
             "sandbox.opening_balance",
-            "opening_balance: неотрицательная сумма, до 2 знаков",
+            `opening_balance: неотрицательная сумма в рублях, до 2 знаков, не больше ${formatKopecks(MAX_SANDBOX_OPENING_BALANCE)}`,
           );
         }
-        sandboxOpening = kopecks;
       }
     } else if (input.sandbox !== undefined) {
       throw validationError("sandbox", "Параметры sandbox допустимы только для тестовых банков");
@@ -410,7 +413,7 @@ export class AdminService {
   createToken(input: CreateTokenInput, actor: AdminActor = {}): TokenView & { token: string } {
     const company = this.deps.companies.findById(input.company_id);
     if (!company) throw new ApiError("not_found", "Компания не найдена", { field: "company_id" });
-    const name = input.name.trim();
+    const name = requireWellFormed("name", input.name.trim());
     if (name.length === 0 || name.length > 128)
       throw validationError("name", "Имя токена: от 1 до 128 символов");
     const mode = input.mode ?? "live";
@@ -469,7 +472,7 @@ export class AdminService {
     if (!row) throw new ApiError("not_found", "Токен не найден");
     const patch: Partial<ApiTokenRow> = {};
     if (input.name !== undefined) {
-      const name = input.name.trim();
+      const name = requireWellFormed("name", input.name.trim());
       if (name.length === 0 || name.length > 128)
         throw validationError("name", "Имя токена: от 1 до 128 символов");
       patch.name = name;

@@ -1,11 +1,10 @@
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { embeddedMigrations } from "./migrations.gen";
 import * as schema from "./schema";
+import { makePrivateParent, privateFile, tightenMode } from "./sqlite/private-files";
 import { WalIndexHeader } from "./sqlite/wal-index-header";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
@@ -19,9 +18,12 @@ export interface OpenedDatabase {
   close(): void;
 }
 
+/** How long a statement waits for another connection's lock before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 function applyPragmas(sqlite: Database, readOnly: boolean): void {
   // bun:sqlite has no lock timeout of its own.
-  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (!readOnly) {
     sqlite.exec("PRAGMA journal_mode = WAL");
     sqlite.exec("PRAGMA synchronous = NORMAL");
@@ -30,7 +32,13 @@ function applyPragmas(sqlite: Database, readOnly: boolean): void {
 }
 
 export function openDatabase(path: string): OpenedDatabase {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") {
+    makePrivateParent(path);
+    // The database, and with it its -wal and -shm, owner-only; older ones are tightened.
+    privateFile(path);
+    tightenMode(`${path}-wal`);
+    tightenMode(`${path}-shm`);
+  }
   const sqlite = new Database(path, { create: true, strict: true });
   applyPragmas(sqlite, false);
   const db = drizzle({ client: sqlite, schema }) as Db;

@@ -4,7 +4,7 @@
 // changes that empty row caches, and what readiness and metrics ask of the database.
 import type { Database } from "bun:sqlite";
 import type { Sql } from "postgres";
-import { migrationState, type OpenedDatabase, openReadOnly } from "./open";
+import { BUSY_TIMEOUT_MS, migrationState, type OpenedDatabase, openReadOnly } from "./open";
 import { CACHED_TABLES, PgChangeFeed } from "./pg/change-feed";
 import { connectPostgres } from "./pg/connect";
 import { embeddedPgMigrations } from "./pg/migrate";
@@ -24,6 +24,12 @@ export interface StoreSettings {
   rowCache: boolean;
 }
 
+/**
+ * "ok"; "busy": another connection holds SQLite's write lock at this moment (a write would wait
+ * for it, up to busy_timeout); "failed": a write would fail, and why.
+ */
+export type WriteCheck = { state: "ok" } | { state: "busy" } | { state: "failed"; reason: string };
+
 /** Row-cache changes, and a way to forget everything (after a change made behind the stores). */
 export interface StoreChanges extends CacheChanges {
   invalidate(): void;
@@ -37,8 +43,8 @@ interface StoreBase {
   readonly changes: StoreChanges;
   /** Migrations this build carries vs. those the database has applied. */
   migrationState(): { embedded: number; applied: number };
-  /** "ok", or why a write would fail now. */
-  writable(): "ok" | string;
+  /** Whether a write would succeed now, learnt without waiting for any lock. */
+  writable(): WriteCheck;
   /** Closes every connection (the read-only one first). */
   close(): void;
 }
@@ -76,19 +82,27 @@ export function sqliteStore(
     changes: new ExternalChanges(sqlite, database.walHeader, config.rowCache),
     migrationState: () => migrationState(sqlite),
     writable() {
+      // Asks for the write lock without waiting (busy_timeout 0, restored before returning; the
+      // connection is the server thread's own, so nothing else runs meanwhile) and gives it back:
+      // a read-only file or folder fails, another connection holding the lock is "busy". Waiting
+      // for the lock here would stall every request of the server behind one readiness probe.
+      // A transaction of this connection's own in progress (never across an await, so not now)
+      // holds the lock already: it is not the probe's to end.
+      if (sqlite.inTransaction) return { state: "ok" };
+      sqlite.exec("PRAGMA busy_timeout = 0");
       try {
-        // Takes the write lock (as every write does) and gives it back: fails when the file or its
-        // folder became read-only, or another process holds the lock past busy_timeout.
         sqlite.exec("BEGIN IMMEDIATE");
         sqlite.exec("ROLLBACK");
-        return "ok";
+        return { state: "ok" };
       } catch (e) {
-        try {
-          sqlite.exec("ROLLBACK");
-        } catch {
-          // nothing was begun
-        }
-        return `database not writable: ${e instanceof Error ? e.message : String(e)}`;
+        if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
+        if (String((e as { code?: unknown }).code).startsWith("SQLITE_BUSY")) return { state: "busy" };
+        return {
+          state: "failed",
+          reason: `database not writable: ${e instanceof Error ? e.message : String(e)}`,
+        };
+      } finally {
+        sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       }
     },
     close() {
@@ -131,10 +145,19 @@ export function postgresStore(
         // A transaction as the stores begin them: read-only on a standby, or when the database or
         // role defaults to read-only transactions (e.g. during maintenance); fails on a lost server.
         const [row] = client.query<{ ro: string }>("SELECT current_setting('transaction_read_only') AS ro");
-        if (row?.ro === "on") return "database not writable: transactions are read-only (a standby server?)";
-        return "ok";
+        // No lock is taken: the answer never waits for another transaction.
+        if (row?.ro === "on") {
+          return {
+            state: "failed",
+            reason: "database not writable: transactions are read-only (a standby server?)",
+          };
+        }
+        return { state: "ok" };
       } catch (e) {
-        return `database not writable: ${e instanceof Error ? e.message : String(e)}`;
+        return {
+          state: "failed",
+          reason: `database not writable: ${e instanceof Error ? e.message : String(e)}`,
+        };
       }
     },
     close() {

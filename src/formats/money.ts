@@ -1,5 +1,11 @@
 // Amounts are integer kopecks inside the service; these convert to and from decimal text
 // with string arithmetic so no float rounding can creep in.
+//
+// Every amount svc takes from outside (the admin API's and `svc admin`'s sandbox opening balance,
+// the agent tools' amount filters, the amounts of 1C files uploaded as payments or imported as
+// statements, a bank's JSON) goes through parseKopecks below: a safe integer of kopecks or null,
+// which the caller answers with 400 validation_error naming the field. Sums of such amounts go
+// through addKopecks, so a total can never leave the safe integers either.
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const AMOUNT_RE = /^(-?)(\d+)(?:[.,](\d{1,2}))?$/;
@@ -48,6 +54,43 @@ export function parseAmountToKopecks(s: string): number | null {
 /** Like parseAmountToKopecks but also accepts a leading "-" (balances may be negative). */
 export function parseSignedAmountToKopecks(s: string): number | null {
   return parseKopecks(s, true);
+}
+
+/**
+ * Below 10^15 kopecks a JSON number with two decimals reads back as the text that was sent; above,
+ * neighbouring amounts share one double (90071992547409.91 arrives as …409.9).
+ */
+const JSON_EXACT_MAX = 999_999_999_999_999;
+
+/**
+ * Exact kopecks of rubles given as a JSON number (`1234.5` → 123450): the number's shortest
+ * decimal text read like any other amount, so `0.1 + 0.2`, `1e-7`, `1e308`, NaN and infinities
+ * give null, as do amounts above `max` kopecks (at most, and by default, 10^15 − 1: the largest a
+ * JSON number carries exactly) and, unless `signed`, negative ones.
+ */
+export function rublesToKopecks(
+  value: unknown,
+  opts: { signed?: boolean; max?: number } = {},
+): number | null {
+  if (typeof value !== "number" || !Number.isFinite(value)) return null;
+  const decimal = String(value);
+  // Exponent notation (below 1e-6 or from 1e21 on) is never a plain amount.
+  if (/e/i.test(decimal)) return null;
+  const k = parseKopecks(decimal, opts.signed ?? false);
+  const max = Math.min(opts.max ?? JSON_EXACT_MAX, JSON_EXACT_MAX);
+  return k === null || Math.abs(k) > max ? null : k;
+}
+
+/** `a + b` of kopecks, or null when the sum is no longer a safe integer (a file's totals). */
+export function addKopecks(a: number, b: number): number | null {
+  const sum = a + b;
+  return Number.isSafeInteger(sum) ? sum : null;
+}
+
+/** `opening + credit − debit` computed exactly, or null when it is no longer a safe integer. */
+export function closingKopecks(opening: number, credit: number, debit: number): number | null {
+  const closing = BigInt(opening) + BigInt(credit) - BigInt(debit);
+  return closing > MAX_SAFE || closing < -MAX_SAFE ? null : Number(closing);
 }
 
 /**

@@ -3,9 +3,9 @@
 // copy is written beside the target and renamed into place, so a target that exists is always a
 // whole backup.
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { embeddedMigrations } from "../db/migrations.gen";
+import { makePrivateParent, privateFile } from "../db/sqlite/private-files";
 
 export class BackupError extends Error {}
 
@@ -14,9 +14,12 @@ export function backupDatabase(source: string, target: string): { bytes: number 
   if (source === ":memory:") throw new BackupError("базу в памяти (:memory:) не скопировать");
   if (!existsSync(source)) throw new BackupError(`нет базы данных: ${source}`);
   if (existsSync(target)) throw new BackupError(`${target} уже есть; укажите новый файл`);
-  mkdirSync(dirname(target), { recursive: true });
+  makePrivateParent(target);
   const partial = `${target}.partial`;
   rmSync(partial, { force: true });
+  // VACUUM INTO writes into an empty file that exists: made here owner-only (a copy of the whole
+  // database), so the backup never has a wider mode, not even for a moment.
+  privateFile(partial);
   // A read-only connection of its own: a backup can never write to the live database.
   const db = new Database(source, { readonly: true, strict: true });
   try {

@@ -1,11 +1,39 @@
 // GET /readyz: whether this process can do its work now (liveness is /healthz). Each check names
 // what failed, so that a load balancer's log or an operator's curl says why.
 import type { Clock } from "../core/clock";
+import type { WriteCheck } from "../db/store";
 
 export type CheckResult = "ok" | string;
 
+/**
+ * How long another connection (an `svc admin` command, a script) may be seen holding SQLite's
+ * write lock before the database counts as not writable: a lock held that long makes the server's
+ * own writes give up after their busy_timeout.
+ */
+export const WRITE_LOCK_HELD_TOO_LONG_MS = 30_000;
+
+/**
+ * The readiness check of the database from the store's lock-free probe: "ok" while the write
+ * lock is free or has been seen taken for less than WRITE_LOCK_HELD_TOO_LONG_MS, else why not.
+ */
+export function databaseWritableCheck(probe: () => WriteCheck, clock: Clock): () => CheckResult {
+  let busySinceMs: number | null = null;
+  return () => {
+    const result = probe();
+    if (result.state !== "busy") {
+      busySinceMs = null;
+      return result.state === "ok" ? "ok" : result.reason;
+    }
+    const now = clock.now().getTime();
+    busySinceMs ??= now;
+    const heldMs = now - busySinceMs;
+    if (heldMs < WRITE_LOCK_HELD_TOO_LONG_MS) return "ok";
+    return `database not writable: another connection has held the write lock for ${Math.round(heldMs / 1000)} s`;
+  };
+}
+
 export interface ReadinessDeps {
-  /** Whether the database takes writes now ("ok" or why not). */
+  /** Whether the database takes writes now ("ok" or why not); never waits for a lock. */
   databaseWritable: () => CheckResult;
   clock: Clock;
   /** Migrations this binary carries vs. those the database has applied. */

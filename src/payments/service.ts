@@ -23,15 +23,14 @@ import type { Principal } from "../auth/guard";
 import type { PaymentOrder } from "../banks/adapter";
 import type { BankGateway } from "../banks/gateway";
 import { type Clock, newId } from "../core/clock";
-import { ApiError, validationError } from "../core/errors";
+import { ApiError } from "../core/errors";
+import { checkedExternalId } from "../core/text";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import { maskAccountNumber } from "../formats/mask";
 import { kopecksToJsonNumber } from "../formats/money";
 import type { ImportStatus, PaymentImportView, PaymentItemView } from "./model";
 import { readPaymentFile } from "./onec-import";
 import type { ItemRow, PaymentRepository, SubmissionKind, SubmissionRow } from "./repository";
-
-const MAX_EXTERNAL_ID = 256;
 
 // Routes and tests name the views through the service.
 export type { ImportStatus, PaymentImportView, PaymentItemView } from "./model";
@@ -134,15 +133,6 @@ function paymentOrder(item: ItemRow): PaymentOrder {
       bank_bik: item.payee_bank_bik,
     },
   };
-}
-
-function checkExternalId(raw: unknown): string {
-  const externalId = typeof raw === "string" ? raw.trim() : "";
-  if (externalId.length === 0) throw validationError("external_id", "external_id не может быть пустым");
-  if (externalId.length > MAX_EXTERNAL_ID) {
-    throw validationError("external_id", `external_id не длиннее ${MAX_EXTERNAL_ID} символов`);
-  }
-  return externalId;
 }
 
 class BankUnreachable extends Error {}
@@ -282,7 +272,7 @@ export class PaymentService {
     input: { external_id?: unknown },
     ctx: RequestContext = {},
   ): Promise<PaymentImportView> {
-    const externalId = checkExternalId(input.external_id);
+    const externalId = checkedExternalId(input.external_id);
     const { account } = this.owned(principal, importId);
     const items = this.deps.repo.items(importId);
     const result = await this.submit(principal, ctx, account, {
@@ -303,7 +293,7 @@ export class PaymentService {
     input: { external_id?: unknown },
     ctx: RequestContext = {},
   ): Promise<PaymentItemView> {
-    const externalId = checkExternalId(input.external_id);
+    const externalId = checkedExternalId(input.external_id);
     const { account } = this.owned(principal, importId);
     const item = this.deps.repo.findItem(itemId);
     if (!item || item.import_id !== importId) throw new ApiError("not_found", "Платёж не найден");

@@ -7,6 +7,7 @@ import type { BankGateway } from "../banks/gateway";
 import { type Clock, dateInZone, newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import { ruDaysGenitive } from "../core/plural";
+import { checkedExternalId } from "../core/text";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import { isValidIsoDate } from "../formats/dates";
 import type { BalanceView, ListStatementsInput, OrderInput, StatementPage, StatementView } from "./model";
@@ -18,7 +19,6 @@ import { balanceView, statementView } from "./views";
 export type { StatementView } from "./model";
 
 const MAX_PERIOD_DAYS = 31;
-const MAX_EXTERNAL_ID = 256;
 
 export interface ImportInput {
   bank_account_id: string;
@@ -305,15 +305,6 @@ export class StatementService {
     });
     return this.balance(account);
   }
-}
-
-function checkedExternalId(raw: string | undefined): string {
-  const externalId = (raw ?? "").trim();
-  if (externalId.length === 0) throw validationError("external_id", "external_id не может быть пустым");
-  if (externalId.length > MAX_EXTERNAL_ID) {
-    throw validationError("external_id", `external_id не длиннее ${MAX_EXTERNAL_ID} символов`);
-  }
-  return externalId;
 }
 
 /**

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { ApiError, validationError } from "../core/errors";
 import { ruToIso } from "../formats/dates";
-import { formatKopecks } from "../formats/money";
+import { addKopecks, closingKopecks, formatKopecks } from "../formats/money";
 import {
   accountSectionBalances,
   decodeOneC,
@@ -169,8 +169,12 @@ export function readStatementFile(bytes: Uint8Array, accountNumber: string, curr
       if (e instanceof OneCParseError) throw badFile(e.line, e.message.replace(/^line \d+: /, ""), e.field);
       throw e;
     }
-    if (op.direction === "credit") credit += op.amount;
-    else debit += op.amount;
+    // A total beyond the safe integers of kopecks is refused like an amount that is.
+    const total = addKopecks(op.direction === "credit" ? credit : debit, op.amount);
+    if (total === null)
+      throw badFile(doc.fields.get("Сумма")?.line ?? doc.line, "сумма документов слишком велика", "Сумма");
+    if (op.direction === "credit") credit = total;
+    else debit = total;
     operations.push({ operation_id: operationId(accountNumber, op, seen), ...op });
   }
 
@@ -204,7 +208,14 @@ export function readStatementFile(bytes: Uint8Array, accountNumber: string, curr
       `ВсегоСписано=${formatKopecks(balances.totalDebit)}, а документы списания дают ${formatKopecks(debit)}`,
     );
   }
-  const closing = opening + credit - debit;
+  const closing = closingKopecks(opening, credit, debit);
+  if (closing === null) {
+    throw badFile(
+      line("НачальныйОстаток"),
+      "НачальныйОстаток + поступления − списания слишком велики",
+      "НачальныйОстаток",
+    );
+  }
   if (balances.closingBalance !== null && balances.closingBalance !== closing) {
     throw doesNotAddUp(
       line("КонечныйОстаток"),

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
@@ -83,6 +83,35 @@ describe("demo data", () => {
     } finally {
       await server.stop();
     }
+  });
+
+  test("the banner goes to standard error; standard output, the log stream, never carries a token", async () => {
+    const written = { stdout: "", stderr: "" };
+    const out = spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.stdout += String(chunk);
+      return true;
+    });
+    const err = spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.stderr += String(chunk);
+      return true;
+    });
+    let server: Awaited<ReturnType<typeof startServer>> | null = null;
+    try {
+      server = await startServer(loadConfig({ SVC_DB_PATH: ":memory:", SVC_PORT: "0" }), {
+        demo: true,
+        // The JSON log stream, as `svc serve` writes it.
+        logger: createLogger("info", (line) => process.stdout.write(`${line}\n`)),
+      });
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+      await server?.stop();
+    }
+    const tokens = written.stderr.match(/svc_test_[0-9A-Za-z]{40}/g) ?? [];
+    expect(new Set(tokens).size).toBe(2);
+    expect(written.stderr).toMatch(/sign in with the admin token: [0-9a-f]{48}/);
+    expect(written.stdout).toContain('"msg":"listening"');
+    expect(written.stdout).not.toMatch(/svc_test_|admin token/);
   });
 
   test("--demo on an empty database leaves the operator able to sign in; a second run says where things are", async () => {

@@ -83,6 +83,8 @@ class Output {
 interface Server {
   proc: Subprocess<"ignore", "pipe", "pipe">;
   out: Output;
+  /** Standard error as it comes (the --demo banner). */
+  err: Output;
   stderr: Promise<string>;
   base: string;
 }
@@ -107,7 +109,8 @@ async function startServe(
   });
   spawned.add(proc);
   const out = new Output(proc.stdout);
-  const stderr = new Response(proc.stderr).text();
+  const err = new Output(proc.stderr);
+  const stderr = err.done.then(() => err.text);
   const listening = await out
     .waitForLine((l) => l.startsWith("{") && JSON.parse(l).msg === "listening")
     .catch(async (e: Error) => {
@@ -117,7 +120,7 @@ async function startServe(
   expect(port).toBeGreaterThan(0);
   const base = `http://127.0.0.1:${port}`;
   await waitForHealth(base, proc);
-  return { proc, out, stderr, base };
+  return { proc, out, err, stderr, base };
 }
 
 async function waitForHealth(base: string, proc: Subprocess): Promise<void> {
@@ -140,7 +143,7 @@ async function waitForHealth(base: string, proc: Subprocess): Promise<void> {
 async function stop(server: Server): Promise<number> {
   server.proc.kill("SIGTERM");
   const code = await server.proc.exited;
-  await server.out.done;
+  await Promise.all([server.out.done, server.err.done]);
   return code;
 }
 
@@ -329,20 +332,20 @@ describe("svc serve", () => {
   );
 
   test(
-    "--demo prints two svc_test_ tokens once; a second start on the same database prints none",
+    "--demo prints two svc_test_ tokens once, on standard error and never in the log stream; a second start on the same database prints none",
     async () => {
       const dir = tempDir();
       const dbPath = join(dir, "svc.db");
       const first = await startServe(dbPath, ["--demo"]);
       let tokens: string[] = [];
       try {
-        await first.out.waitForLine((l) => l.includes("agent (mcp) token"));
-        tokens = [...first.out.text.matchAll(TOKEN_RE)].map((m) => m[0]);
+        await first.err.waitForLine((l) => l.includes("agent (mcp) token"));
+        tokens = [...first.err.text.matchAll(TOKEN_RE)].map((m) => m[0]);
         const distinct = [...new Set(tokens)];
         expect(distinct).toHaveLength(2);
         expect(distinct.every((tok) => tok.startsWith("svc_test_"))).toBe(true);
         // The printed integration token works.
-        const integration = first.out.lines
+        const integration = first.err.lines
           .find((l) => l.includes("integration token:"))!
           .split(": ")[1]!
           .trim();
@@ -353,6 +356,9 @@ describe("svc serve", () => {
       } finally {
         expect(await stop(first)).toBe(0);
       }
+      // Standard output is the JSON log stream: every line JSON, no token in any of them.
+      expect(first.out.lines.every((l) => l.startsWith("{"))).toBe(true);
+      expect(first.out.text.match(TOKEN_RE)).toBeNull();
       // The generated key is private to the owner.
       expect(statSync(join(dir, "secret.key")).mode & 0o777).toBe(0o600);
 
@@ -364,7 +370,9 @@ describe("svc serve", () => {
         expect(await stop(second)).toBe(0);
       }
       expect(second.out.text.match(TOKEN_RE)).toBeNull();
-      for (const tok of tokens) expect(second.out.text).not.toContain(tok);
+      expect(second.err.text.match(TOKEN_RE)).toBeNull();
+      expect(second.err.text).toContain("Demo data already in");
+      for (const tok of tokens) expect(`${second.out.text}${second.err.text}`).not.toContain(tok);
     },
     E2E_TIMEOUT_MS,
   );

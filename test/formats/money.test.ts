@@ -1,10 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import {
+  addKopecks,
+  closingKopecks,
   formatKopecks,
   kopecksToJsonNumber,
   parseAmountToKopecks,
   parseSignedAmountToKopecks,
+  rublesToKopecks,
 } from "../../src/formats/money";
 
 describe("formatKopecks", () => {
@@ -107,5 +110,51 @@ describe("kopecksToJsonNumber", () => {
         );
       }),
     );
+  });
+});
+
+describe("rublesToKopecks", () => {
+  test("a JSON number with at most two decimals becomes exact kopecks", () => {
+    expect(rublesToKopecks(1234.5)).toBe(123450);
+    expect(rublesToKopecks(0.07)).toBe(7);
+    expect(rublesToKopecks(0)).toBe(0);
+    expect(rublesToKopecks(9999999999999.99)).toBe(999_999_999_999_999);
+    expect(rublesToKopecks(-12.5, { signed: true })).toBe(-1250);
+    expect(rublesToKopecks(1000, { max: 100_000 })).toBe(100_000);
+  });
+
+  test("anything else is null: beyond the safe integers, exponents, three decimals, signs, non-numbers", () => {
+    for (const bad of [
+      1e308,
+      1e21,
+      90071992547409.92,
+      1e-7,
+      0.001,
+      0.1 + 0.2,
+      -1,
+      Number.NaN,
+      Infinity,
+      "1",
+      null,
+    ]) {
+      expect({ bad, k: rublesToKopecks(bad) }).toEqual({ bad, k: null });
+    }
+    expect(rublesToKopecks(1000.01, { max: 100_000 })).toBeNull();
+    expect(rublesToKopecks(-1000.01, { signed: true, max: 100_000 })).toBeNull();
+  });
+});
+
+describe("addKopecks and closingKopecks", () => {
+  test("a sum or a closing balance beyond the safe integers is null, never rounded", () => {
+    expect(addKopecks(1, 2)).toBe(3);
+    expect(addKopecks(Number.MAX_SAFE_INTEGER, 1)).toBeNull();
+    expect(closingKopecks(100, 50, 30)).toBe(120);
+    expect(closingKopecks(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)).toBe(
+      Number.MAX_SAFE_INTEGER,
+    );
+    // Exactly: in doubles, (MAX + 2) − 1 would round to MAX + 1.
+    expect(closingKopecks(Number.MAX_SAFE_INTEGER - 1, 3, 1)).toBeNull();
+    expect(closingKopecks(Number.MAX_SAFE_INTEGER - 1, 2, 1)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(closingKopecks(0, 0, Number.MAX_SAFE_INTEGER)).toBe(-Number.MAX_SAFE_INTEGER);
   });
 });

@@ -4,7 +4,7 @@
 // Checked against the bank's published OpenAPI document (test/fixtures/tochka-openapi.json).
 import type { Clock } from "../../core/clock";
 import type { Logger } from "../../core/logger";
-import { kopecksToJsonNumber } from "../../formats/money";
+import { kopecksToJsonNumber, rublesToKopecks } from "../../formats/money";
 import {
   type BalanceResult,
   type BankAccountRef,
@@ -21,13 +21,7 @@ import {
 import { tochkaConsentFlow } from "./consent";
 import { checkLogin, TochkaBearers } from "./credentials";
 import { TochkaHttp, TochkaRefused, type TochkaSettings } from "./http";
-import {
-  kopecks,
-  readyStatement,
-  rejectedResult,
-  StatementRejected,
-  type TochkaStatement,
-} from "./statement";
+import { readyStatement, rejectedResult, StatementRejected, type TochkaStatement } from "./statement";
 
 export interface TochkaDeps {
   settings: TochkaSettings;
@@ -182,7 +176,7 @@ export function createTochkaAdapter(deps: TochkaDeps): BankAdapter & {
       >(ref, "GET", `/open-banking/v1.0/accounts/${accountIdOf(ref)}/balances`);
       const closing = answer.Data?.Balance?.find((b) => b.type === "ClosingAvailable");
       if (!closing) throw new BankError("bank_error", "Банк не сообщил доступный остаток");
-      const amount = kopecks(closing.Amount.amount, true);
+      const amount = rublesToKopecks(closing.Amount.amount, { signed: true });
       if (amount === null)
         throw new BankError("bank_error", `Остаток не в копейках: ${String(closing.Amount.amount)}`);
       const signed = closing.creditDebitIndicator === "Debit" ? -Math.abs(amount) : amount;

@@ -3,7 +3,7 @@
 // 123455.99999), and anything with more than two decimals is refused, not rounded. The totals are
 // checked against the bank's balances before anything is stored.
 import { createHash } from "node:crypto";
-import { formatKopecks, parseAmountToKopecks, parseSignedAmountToKopecks } from "../../formats/money";
+import { addKopecks, closingKopecks, formatKopecks, rublesToKopecks } from "../../formats/money";
 import type { BudgetFields, DocType, Party, StatementOperation } from "../../formats/types";
 import type { ReadyStatement, StatementPollResult } from "../adapter";
 
@@ -74,14 +74,6 @@ export class StatementRejected extends Error {
   }
 }
 
-/** Exact kopecks of a JSON amount; null when it is not a number with at most two decimals. */
-export function kopecks(value: unknown, signed: boolean): number | null {
-  if (typeof value !== "number" || !Number.isFinite(value)) return null;
-  const decimal = String(value);
-  if (/e/i.test(decimal)) return null;
-  return signed ? parseSignedAmountToKopecks(decimal) : parseAmountToKopecks(decimal);
-}
-
 function party(
   p: TochkaParty | undefined,
   account: TochkaCashAccount | undefined,
@@ -129,7 +121,7 @@ function toOperation(
   fallbackDate: string,
   seen: Map<string, number>,
 ): StatementOperation {
-  const amount = kopecks(t.Amount?.amount, false);
+  const amount = rublesToKopecks(t.Amount?.amount);
   if (amount === null) {
     throw new StatementRejected(
       "bank_error",
@@ -182,7 +174,7 @@ export function readyStatement(accountId: string, pages: TochkaStatement[]): Rea
   const balance = (value: number | undefined, which: string): number => {
     if (value === undefined)
       throw new StatementRejected("bank_error", `В выписке банка нет остатка на ${which}`);
-    const k = kopecks(value, true);
+    const k = rublesToKopecks(value, { signed: true });
     if (k === null) {
       throw new StatementRejected(
         "bank_error",
@@ -201,15 +193,22 @@ export function readyStatement(accountId: string, pages: TochkaStatement[]): Rea
     for (const t of page.Transaction ?? []) {
       if (t.status !== "Booked") continue;
       const op = toOperation(accountId, t, first.endDateTime, seen);
-      if (op.direction === "credit") credit += op.amount;
-      else debit += op.amount;
+      const sum = addKopecks(op.direction === "credit" ? credit : debit, op.amount);
+      if (sum === null)
+        throw new StatementRejected("bank_error", "Обороты выписки банка не выражаются в копейках");
+      if (op.direction === "credit") credit = sum;
+      else debit = sum;
       operations.push(op);
     }
   }
-  if (opening + credit - debit !== closing) {
+  const computed = closingKopecks(opening, credit, debit);
+  if (computed === null) {
+    throw new StatementRejected("bank_error", "Остаток выписки банка не выражается в копейках");
+  }
+  if (computed !== closing) {
     throw new StatementRejected(
       "statement_totals_mismatch",
-      `Выписка банка не сходится: остаток на начало ${formatKopecks(opening)} + поступления ${formatKopecks(credit)} − списания ${formatKopecks(debit)} = ${formatKopecks(opening + credit - debit)}, а банк указал остаток на конец ${formatKopecks(closing)}`,
+      `Выписка банка не сходится: остаток на начало ${formatKopecks(opening)} + поступления ${formatKopecks(credit)} − списания ${formatKopecks(debit)} = ${formatKopecks(computed)}, а банк указал остаток на конец ${formatKopecks(closing)}`,
     );
   }
   return {

@@ -4,8 +4,7 @@
 // the database held in exclusive locking mode for the server's lifetime. The operating system
 // drops it when the process ends, however it ends, so a crash leaves nothing to clean up.
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { makePrivateParent, privateFile } from "./private-files";
 
 export class ServeLockHeld extends Error {}
 
@@ -21,7 +20,8 @@ function serveLockPath(dbPath: string): string {
 export function acquireServeLock(dbPath: string, who: { pid: number; startedAt: string }): ServeLock {
   if (dbPath === ":memory:") return { release() {} };
   // Before the database is opened (which makes its folder): the lock comes first.
-  mkdirSync(dirname(dbPath), { recursive: true });
+  makePrivateParent(dbPath);
+  privateFile(serveLockPath(dbPath));
   const lock = new Database(serveLockPath(dbPath), { create: true });
   try {
     lock.exec("PRAGMA locking_mode = EXCLUSIVE");

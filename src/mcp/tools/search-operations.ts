@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { validationError } from "../../core/errors";
 import { ruDaysGenitive } from "../../core/plural";
 import { isValidIsoDate } from "../../formats/dates";
-import { parseAmountToKopecks } from "../../formats/money";
+import { rublesToKopecks } from "../../formats/money";
 import { daysInclusive } from "../../statements/service";
 import { type OperationFilter, searchWords } from "../read-model";
 import { OperationSchema, operationView } from "../views";
@@ -58,8 +58,13 @@ const output = Type.Object({
 
 function kopecks(field: string, rubles: number | undefined): number | undefined {
   if (rubles === undefined) return undefined;
-  const k = parseAmountToKopecks(String(rubles));
-  if (k === null) throw validationError(field, `${field}: сумма в рублях, не больше двух знаков после точки`);
+  const k = rublesToKopecks(rubles);
+  if (k === null) {
+    throw validationError(
+      field,
+      `${field}: неотрицательная сумма в рублях, не больше двух знаков после точки`,
+    );
+  }
   return k;
 }
 
