@@ -7,6 +7,8 @@
 export const LIMITS = {
   redirectUris: 10,
   redirectUri: 512,
+  /** All of a client's redirect URIs together. */
+  redirectUrisTotal: 2048,
   clientName: 200,
   clientId: 512,
   state: 1024,
@@ -40,6 +42,9 @@ export function redirectUrisProblem(uris: unknown): string | null {
     return "redirect_uris: one or more URIs";
   }
   if (uris.length > LIMITS.redirectUris) return `redirect_uris: at most ${LIMITS.redirectUris}`;
+  if ((uris as string[]).reduce((n, u) => n + u.length, 0) > LIMITS.redirectUrisTotal) {
+    return `redirect_uris: at most ${LIMITS.redirectUrisTotal} characters together`;
+  }
   const bad = (uris as string[]).find((u) => !validRedirectUri(u));
   if (bad === undefined) return null;
   return bad.length > LIMITS.redirectUri

@@ -72,6 +72,16 @@ export class OAuthRepository {
     return rows.map((row) => ({ ...row, redirectUris: JSON.parse(row.redirectUris) as string[] }));
   }
 
+  /** Clients registered since `since`, counted up to `cap` (the count stops there). */
+  clientsSince(since: string, cap: number): number {
+    const row = this.port
+      .prepare<{ n: number | string }, [string, number]>(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM oauth_clients WHERE created_at >= ? LIMIT ?) recent",
+      )
+      .get(since, cap);
+    return Number(row?.n ?? 0);
+  }
+
   insertRequest(row: RequestRow): void {
     this.port
       .prepare(

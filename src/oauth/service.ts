@@ -27,6 +27,9 @@ const REFRESH_TTL_MS = 30 * DAY_MS;
 const SPENT_KEEP_MS = DAY_MS;
 /** A client that got no grant within a day of its registration (or last document fetch) is deleted. */
 const UNUSED_CLIENT_MS = DAY_MS;
+/** Registrations within the sweep's day at most: past it, new ones wait (a flood from many
+ *  addresses cannot fill the disk; clients already registered keep working). */
+const MAX_CLIENTS_PER_DAY = 10_000;
 
 /** An OAuth error answer (RFC 6749 §5.2): `error` and a description, with its HTTP status. */
 export class OAuthError extends Error {
@@ -144,6 +147,14 @@ export class OAuthService {
       typeof b.client_name === "string" && b.client_name.trim() !== ""
         ? b.client_name.trim()
         : "unnamed client";
+    const since = new Date(this.nowMs() - UNUSED_CLIENT_MS).toISOString();
+    if (this.deps.repo.clientsSince(since, MAX_CLIENTS_PER_DAY) >= MAX_CLIENTS_PER_DAY) {
+      throw new OAuthError(
+        "temporarily_unavailable",
+        "too many clients were registered in the last day; try again later",
+        503,
+      );
+    }
     const secret = method === "none" ? null : b64url(randomBytes(32));
     const row: ClientRow = {
       id: `svc-client-${randomId()}`,
@@ -470,7 +481,7 @@ export class OAuthService {
     const challenge = b64url(createHash("sha256").update(form.code_verifier).digest());
     if (challenge !== request.codeChallenge) {
       // A code with the wrong verifier is spent, and its grant goes: whoever holds the code without
-      // the verifier is not the client that asked (RFC 9700 §4.8.2; nobody gets a second guess).
+      // the verifier is not the client that asked, and nobody gets a second guess.
       this.deps.repo.atomically(() => {
         if (this.deps.repo.settleRequest(request.id, "approved", "used") && request.grantId) {
           this.revokeGrant(request.grantId);

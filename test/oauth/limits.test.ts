@@ -48,9 +48,39 @@ describe("lengths a client has svc store are capped", () => {
     // At the caps: accepted.
     await register(t, {
       client_name: "x".repeat(200),
-      redirect_uris: Array.from({ length: 10 }, (_, i) => `https://app.example/${"b".repeat(480)}${i}`),
+      redirect_uris: Array.from({ length: 10 }, (_, i) => `https://app.example/${"b".repeat(183)}${i}`),
     });
-    expect(rowCount(t, "oauth_clients")).toBe(1);
+    await register(t, { redirect_uris: [`https://app.example/${"b".repeat(492)}`] });
+    expect(rowCount(t, "oauth_clients")).toBe(2);
+  });
+
+  test("registration: redirect URIs of more than 2,048 characters together are refused", async () => {
+    const { t } = oauthApp();
+    const res = await t.request("POST", "/oauth/register", {
+      body: {
+        redirect_uris: Array.from({ length: 5 }, (_, i) => `https://app.example/${"c".repeat(420)}${i}`),
+      },
+    });
+    expect(await oauthErrorOf(res)).toMatchObject({ status: 400, error: "invalid_redirect_uri" });
+    expect(rowCount(t, "oauth_clients")).toBe(0);
+  });
+
+  test("registration: at most 10,000 clients a day, whatever addresses they come from; the next day again", async () => {
+    const { t } = oauthApp();
+    // 9,999 clients registered a minute ago (written directly: the limit counts rows, not requests).
+    t.db
+      .query(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 9999)
+         INSERT INTO oauth_clients (id, kind, name, redirect_uris, token_endpoint_auth_method, secret_hash, created_at)
+         SELECT 'flood-' || i, 'registered', 'x', '[]', 'none', NULL, '2026-11-20T08:59:00.000Z' FROM n`,
+      )
+      .run();
+    await register(t);
+    const refused = await t.request("POST", "/oauth/register", { body: { redirect_uris: [REDIRECT] } });
+    expect(await oauthErrorOf(refused)).toMatchObject({ status: 503, error: "temporarily_unavailable" });
+    expect(rowCount(t, "oauth_clients")).toBe(10_000);
+    t.clock.advance(DAY);
+    await register(t);
   });
 
   test("authorization: a long state or scope is a page and no request is stored; repeated scopes are stored once", async () => {
