@@ -147,9 +147,6 @@ describe("the sweep", () => {
     // Within the request's 10 minutes nothing goes.
     expect(await sweeper.runOnce()).toBe(0);
     t.clock.advance(11 * 60_000);
-    expect(t.services.fleetSchedule.claim("oauth-sweeper", 10 * 60_000)).toBe(true);
-    // Another replica asking in the same interval does not run it.
-    expect(t.services.fleetSchedule.claim("oauth-sweeper", 10 * 60_000)).toBe(false);
     await sweeper.runOnce();
     // The pending request is gone; the used code's row stays a day (a replay still revokes).
     expect(rowCount(t, "oauth_requests")).toBe(1);
@@ -188,6 +185,42 @@ describe("the sweep", () => {
       await t.admin("GET", "/oauth/grants"),
     );
     expect(grants.grants[0]?.revoked_at).not.toBeNull();
+  });
+});
+
+describe("the sweeper as a worker", () => {
+  test("two replicas' sweepers on one store: one sweep per interval between them", async () => {
+    const { t } = oauthApp();
+    let sweeps = 0;
+    let claims = 0;
+    const counting = {
+      sweepOnce: () => {
+        sweeps++;
+        return t.services.oauth.sweepOnce();
+      },
+    } as unknown as typeof t.services.oauth;
+    const schedule = t.services.fleetSchedule;
+    const claiming = {
+      claim: (job: string, ms: number) => {
+        claims++;
+        return schedule.claim(job, ms);
+      },
+    } as unknown as typeof schedule;
+    // The interval is 5 ms of the timers, but the schedule's time is the test's clock.
+    const replicas = [1, 2].map(() => new OAuthSweeper(counting, silentLogger, claiming, 5));
+    expect(replicas[0]!.name).toBe("oauth-sweeper");
+    for (const r of replicas) r.start();
+    try {
+      for (let i = 0; i < 500 && claims < 10; i++) await Bun.sleep(5);
+      expect(claims).toBeGreaterThanOrEqual(10);
+      expect(sweeps).toBe(1);
+      t.clock.advance(5);
+      const before = claims;
+      for (let i = 0; i < 500 && claims < before + 10; i++) await Bun.sleep(5);
+      expect(sweeps).toBe(2);
+    } finally {
+      for (const r of replicas) await r.stop();
+    }
   });
 });
 
