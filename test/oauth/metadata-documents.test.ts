@@ -3,10 +3,8 @@
 // the fetch goes to the address that was checked; fetches at once are capped and failures are
 // remembered for a minute. Documents are served on 127.0.0.1 (SVC_OAUTH_ALLOW_INTERNAL_CLIENTS).
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { MAX_CONCURRENT_FETCHES, MetadataDocuments } from "../../src/oauth/cimd";
+import { selfSignedCertificate } from "../helpers/tls";
 import { authorizeUrl, oauthApp, pkce, REDIRECT, rowCount } from "./support";
 
 const servers: ReturnType<typeof Bun.serve>[] = [];
@@ -130,47 +128,27 @@ describe("client metadata documents", () => {
   });
 
   test("over TLS the fetch goes to the checked address and the certificate must be the name's", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "svc-cimd-"));
-    try {
-      Bun.spawnSync(
-        [
-          "openssl",
-          "req",
-          "-x509",
-          "-newkey",
-          "rsa:2048",
-          "-nodes",
-          "-keyout",
-          "key.pem",
-          "-out",
-          "cert.pem",
-        ].concat(["-days", "1", "-subj", "/CN=agent.test", "-addext", "subjectAltName=DNS:agent.test"]),
-        { cwd: dir },
-      );
-      const cert = readFileSync(join(dir, "cert.pem"), "utf8");
-      const doc = Bun.serve({
-        hostname: "127.0.0.1",
-        port: 0,
-        tls: { key: readFileSync(join(dir, "key.pem")), cert },
-        fetch: (req) => Response.json({ client_id: req.url, redirect_uris: [REDIRECT] }),
-      });
-      servers.push(doc);
-      const documents = new MetadataDocuments({
-        allowInternal: true,
-        now: () => 0,
-        // Both names "resolve" to the server; its certificate names agent.test only.
-        lookup: async () => ["127.0.0.1"],
-        // Trust the test's certificate, and change nothing else of the request.
-        fetch: ((url: URL, init: RequestInit & { tls?: object }) =>
-          fetch(url, { ...init, tls: { ...init.tls, ca: cert } } as RequestInit)) as unknown as typeof fetch,
-      });
-      const good = `https://agent.test:${doc.port}/client.json`;
-      expect((await documents.get(good)).client_id).toBe(good);
-      await expect(documents.get(`https://other.test:${doc.port}/client.json`)).rejects.toThrow(
-        "could not be fetched",
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const { key, cert } = selfSignedCertificate("agent.test", "DNS:agent.test");
+    const doc = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      tls: { key, cert },
+      fetch: (req) => Response.json({ client_id: req.url, redirect_uris: [REDIRECT] }),
+    });
+    servers.push(doc);
+    const documents = new MetadataDocuments({
+      allowInternal: true,
+      now: () => 0,
+      // Both names "resolve" to the server; its certificate names agent.test only.
+      lookup: async () => ["127.0.0.1"],
+      // Trust the test's certificate, and change nothing else of the request.
+      fetch: ((url: URL, init: RequestInit & { tls?: object }) =>
+        fetch(url, { ...init, tls: { ...init.tls, ca: cert } } as RequestInit)) as unknown as typeof fetch,
+    });
+    const good = `https://agent.test:${doc.port}/client.json`;
+    expect((await documents.get(good)).client_id).toBe(good);
+    await expect(documents.get(`https://other.test:${doc.port}/client.json`)).rejects.toThrow(
+      "could not be fetched",
+    );
   });
 });
