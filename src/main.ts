@@ -17,6 +17,7 @@ import { acquireServeLock, type ServeLock } from "./db/sqlite/serve-lock";
 import { WalCheckpointer } from "./db/sqlite/wal-checkpointer";
 import { postgresStore } from "./db/store";
 import { type DemoSignIn, demoAgainBanner, demoBanner, seedDemo } from "./demo";
+import { OAuthSweeper } from "./oauth/sweeper";
 import { ScheduledBackups } from "./ops/scheduled-backups";
 
 export const VERSION: string = pkg.version;
@@ -205,6 +206,7 @@ async function startOn(
     services.paymentStatusPoller,
     services.balanceRefresher,
     services.mcp.sweeper,
+    new OAuthSweeper(services.oauth, logger, services.fleetSchedule),
   ];
   if (store.kind === "sqlite" && config.checkpoints === "internal") {
     workers.push(new WalCheckpointer(store.database.sqlite, config.dbPath, logger));

@@ -28,6 +28,7 @@ import {
   IdParams,
   ImportAccountsBody,
   OAuthApproveBody,
+  OAuthListQuery,
   PatchTokenBody,
   RedirectToSchema,
   SandboxRequestListSchema,
@@ -219,11 +220,17 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken, o
         },
       )
       // ---- OAuth: the consents agent hosts ask for, their clients and grants (decisions §12)
-      .get("/oauth/requests", () => ({ requests: oauth.pendingRequests() }), {
+      .get("/oauth/requests", ({ query }) => oauth.pendingRequests(query), {
+        query: OAuthListQuery,
         detail: doc(
-          "Authorization requests waiting for the operator's consent",
+          "Authorization requests waiting for the operator's consent, newest first, in pages (limit, cursor)",
           [],
-          ok(Type.Object({ requests: Type.Array(Type.Unknown()) })),
+          ok(
+            Type.Object({
+              requests: Type.Array(Type.Unknown()),
+              next_cursor: Type.Union([Type.String(), Type.Null()]),
+            }),
+          ),
         ),
       })
       .post(
@@ -242,18 +249,30 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken, o
       .post("/oauth/requests/:request_id/deny", ({ params, actor }) => oauth.deny(params.request_id, actor), {
         detail: doc("Deny: redirect_to carries error=access_denied", ["not_found"], ok(RedirectToSchema)),
       })
-      .get("/oauth/clients", () => ({ clients: oauth.clients() }), {
+      .get("/oauth/clients", ({ query }) => oauth.clients(query), {
+        query: OAuthListQuery,
         detail: doc(
-          "OAuth clients (registered or known by their metadata document)",
+          "OAuth clients (registered or known by their metadata document), newest first, in pages (limit, cursor)",
           [],
-          ok(Type.Object({ clients: Type.Array(Type.Unknown()) })),
+          ok(
+            Type.Object({
+              clients: Type.Array(Type.Unknown()),
+              next_cursor: Type.Union([Type.String(), Type.Null()]),
+            }),
+          ),
         ),
       })
-      .get("/oauth/grants", () => ({ grants: oauth.grants() }), {
+      .get("/oauth/grants", ({ query }) => oauth.grants(query), {
+        query: OAuthListQuery,
         detail: doc(
-          "Grants: connected apps, their company and accounts",
+          "Grants: connected apps, their company and accounts, newest first, in pages (limit, cursor)",
           [],
-          ok(Type.Object({ grants: Type.Array(Type.Unknown()) })),
+          ok(
+            Type.Object({
+              grants: Type.Array(Type.Unknown()),
+              next_cursor: Type.Union([Type.String(), Type.Null()]),
+            }),
+          ),
         ),
       })
       .post(

@@ -81,6 +81,12 @@ export const AuditLogQuery = t.Object({
 });
 export type AuditLogQueryInput = Static<typeof AuditLogQuery>;
 
+/** One page of an OAuth list (clients, requests, grants): newest first, `next_cursor` to go on. */
+export const OAuthListQuery = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 500 })),
+  cursor: t.Optional(t.String({ maxLength: 512 })),
+});
+
 export const IdParams = t.Object({ id: uuid });
 export const CompanyFilterQuery = t.Object({ company_id: t.Optional(uuid) });
 export const AccountFilterQuery = t.Object({ bank_account_id: t.Optional(uuid) });

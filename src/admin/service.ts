@@ -491,6 +491,7 @@ export class AdminService {
       patch.rateLimitPerMinute = checkRateLimit(input.rate_limit_per_minute);
     if (input.expires_at !== undefined) patch.expiresAt = checkExpiry(input.expires_at);
     const grants = input.accounts ? this.checkGrants(row.companyId, row.purpose, input.accounts) : undefined;
+    if (row.oauthGrantId !== null) this.checkWithinConsent(row, patch, grants);
     this.deps.atomically(() => {
       this.deps.tokens.update(id, patch, grants);
       this.audit("admin.token.update", id, input, actor);
@@ -517,6 +518,29 @@ export class AdminService {
   }
 
   // ---- helpers
+
+  /**
+   * The token of an OAuth grant carries what the operator consented to: it may be narrowed (fewer
+   * accounts, no scope, an IP list, an earlier expiry), never widened; more needs a new consent (the
+   * app signs in again). Each refresh sets the expiry of the new access token (an hour).
+   */
+  private checkWithinConsent(row: ApiTokenRow, patch: Partial<ApiTokenRow>, grants?: AccountGrant[]): void {
+    const again =
+      "Доступ OAuth-приложения можно только сузить; больше — только новым согласием (приложение входит заново)";
+    if (patch.scopeReadStatements === true && !row.scopeReadStatements)
+      throw validationError("scopes", again);
+    if (grants) {
+      const consented = new Set(this.deps.tokens.grants(row.id).map((g) => g.bankAccountId));
+      const i = grants.findIndex((g) => !consented.has(g.bankAccountId));
+      if (i >= 0) throw validationError(`accounts[${i}].bank_account_id`, again);
+    }
+    const later =
+      patch.expiresAt === null ||
+      (patch.expiresAt !== undefined &&
+        row.expiresAt !== null &&
+        Date.parse(patch.expiresAt) > Date.parse(row.expiresAt));
+    if (later) throw validationError("expires_at", again);
+  }
 
   private checkGrants(companyId: string, purpose: TokenPurpose, grants: TokenGrantInput[]): AccountGrant[] {
     const seen = new Set<string>();

@@ -18,6 +18,7 @@ import m14 from "../../migrations/0014_oauth.sql" with { type: "text" };
 import m15 from "../../migrations/0015_statement_leases.sql" with { type: "text" };
 import m16 from "../../migrations/0016_fleet_jobs.sql" with { type: "text" };
 import m17 from "../../migrations/0017_payment_submission_leases.sql" with { type: "text" };
+import m18 from "../../migrations/0018_oauth_sweep_indexes.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_foundation", when: 1795305559428, breakpoints: true, sql: m0 },
@@ -38,4 +39,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0015_statement_leases", when: 1795628566178, breakpoints: true, sql: m15 },
   { tag: "0016_fleet_jobs", when: 1795628960922, breakpoints: true, sql: m16 },
   { tag: "0017_payment_submission_leases", when: 1795634647612, breakpoints: true, sql: m17 },
+  { tag: "0018_oauth_sweep_indexes", when: 1795676872454, breakpoints: true, sql: m18 },
 ];

@@ -17,6 +17,11 @@ const GRANT_COLUMNS = `id, client_id AS "clientId", api_token_id AS "apiTokenId"
 
 type RawClient = Omit<ClientRow, "redirectUris"> & { redirectUris: string };
 
+/** Where a page of a list ordered newest first stopped: its last row's sort key and id. */
+export type PagePosition = { key: string | number; id: string };
+
+export const SWEEP_BATCH = 500;
+
 export class OAuthRepository {
   constructor(private readonly port: SqlPort) {}
 
@@ -50,11 +55,31 @@ export class OAuthRepository {
     return row ? { ...row, redirectUris: JSON.parse(row.redirectUris) as string[] } : null;
   }
 
-  clients(): ClientRow[] {
-    return this.port
-      .prepare<RawClient, []>(`SELECT ${CLIENT_COLUMNS} FROM oauth_clients ORDER BY created_at DESC`)
-      .all()
-      .map((row) => ({ ...row, redirectUris: JSON.parse(row.redirectUris) as string[] }));
+  /** Newest first, `limit` rows after `after`. */
+  clients(limit: number, after?: PagePosition): ClientRow[] {
+    const rows = after
+      ? this.port
+          .prepare<RawClient, [string, string, string, number]>(
+            `SELECT ${CLIENT_COLUMNS} FROM oauth_clients WHERE created_at < ? OR (created_at = ? AND id < ?)
+              ORDER BY created_at DESC, id DESC LIMIT ?`,
+          )
+          .all(String(after.key), String(after.key), after.id, limit)
+      : this.port
+          .prepare<RawClient, [number]>(
+            `SELECT ${CLIENT_COLUMNS} FROM oauth_clients ORDER BY created_at DESC, id DESC LIMIT ?`,
+          )
+          .all(limit);
+    return rows.map((row) => ({ ...row, redirectUris: JSON.parse(row.redirectUris) as string[] }));
+  }
+
+  /** Clients registered since `since`, counted up to `cap` (the count stops there). */
+  clientsSince(since: string, cap: number): number {
+    const row = this.port
+      .prepare<{ n: number | string }, [string, number]>(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM oauth_clients WHERE created_at >= ? LIMIT ?) recent",
+      )
+      .get(since, cap);
+    return Number(row?.n ?? 0);
   }
 
   insertRequest(row: RequestRow): void {
@@ -92,12 +117,23 @@ export class OAuthRepository {
       .get(codeHash);
   }
 
-  pendingRequests(nowMs: number): RequestRow[] {
+  /** Pending and not expired, newest first, `limit` rows after `after`. */
+  pendingRequests(nowMs: number, limit: number, after?: PagePosition): RequestRow[] {
+    if (after) {
+      return this.port
+        .prepare<RequestRow, [number, number, number, string, number]>(
+          `SELECT ${REQUEST_COLUMNS} FROM oauth_requests
+            WHERE status = 'pending' AND expires_at_ms > ? AND (created_at_ms < ? OR (created_at_ms = ? AND id < ?))
+            ORDER BY created_at_ms DESC, id DESC LIMIT ?`,
+        )
+        .all(nowMs, Number(after.key), Number(after.key), after.id, limit);
+    }
     return this.port
-      .prepare<RequestRow, [number]>(
-        `SELECT ${REQUEST_COLUMNS} FROM oauth_requests WHERE status = 'pending' AND expires_at_ms > ? ORDER BY created_at_ms DESC`,
+      .prepare<RequestRow, [number, number]>(
+        `SELECT ${REQUEST_COLUMNS} FROM oauth_requests WHERE status = 'pending' AND expires_at_ms > ?
+          ORDER BY created_at_ms DESC, id DESC LIMIT ?`,
       )
-      .all(nowMs);
+      .all(nowMs, limit);
   }
 
   /** Moves a request on from `from`; false when it was no longer there (a race, a replay). */
@@ -143,10 +179,21 @@ export class OAuthRepository {
       .get(id);
   }
 
-  grants(): GrantRow[] {
+  /** Newest first, `limit` rows after `after`. */
+  grants(limit: number, after?: PagePosition): GrantRow[] {
+    if (after) {
+      return this.port
+        .prepare<GrantRow, [string, string, string, number]>(
+          `SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE created_at < ? OR (created_at = ? AND id < ?)
+            ORDER BY created_at DESC, id DESC LIMIT ?`,
+        )
+        .all(String(after.key), String(after.key), after.id, limit);
+    }
     return this.port
-      .prepare<GrantRow, []>(`SELECT ${GRANT_COLUMNS} FROM oauth_grants ORDER BY created_at DESC`)
-      .all();
+      .prepare<GrantRow, [number]>(
+        `SELECT ${GRANT_COLUMNS} FROM oauth_grants ORDER BY created_at DESC, id DESC LIMIT ?`,
+      )
+      .all(limit);
   }
 
   revokeGrant(id: string, at: string): void {
@@ -183,5 +230,54 @@ export class OAuthRepository {
     return this.port
       .prepare<GrantRow, [string]>(`SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE api_token_id = ?`)
       .get(apiTokenId);
+  }
+
+  // ---- the sweeps: each deletes at most one batch; the caller repeats while a batch was full
+
+  /** Requests past their expiry; a used code's row stays `usedKeepMs` longer (a replay of it still
+   *  revokes its grant). */
+  deleteExpiredRequests(nowMs: number, usedKeepMs: number): number {
+    return this.port
+      .prepare(
+        `DELETE FROM oauth_requests WHERE id IN (SELECT id FROM oauth_requests
+          WHERE expires_at_ms < ? AND (status <> 'used' OR expires_at_ms < ?) LIMIT ?)`,
+      )
+      .run(nowMs, nowMs - usedKeepMs, SWEEP_BATCH).changes;
+  }
+
+  /** Refresh tokens past their lifetime, spent ones `usedKeepMs` after use, and those of revoked grants. */
+  deleteDeadRefreshTokens(nowMs: number, ttlMs: number, usedKeepMs: number): number {
+    return this.port
+      .prepare(
+        `DELETE FROM oauth_refresh_tokens WHERE hash IN (SELECT r.hash FROM oauth_refresh_tokens r
+          WHERE r.created_at_ms < ? OR r.used_at_ms < ?
+             OR EXISTS (SELECT 1 FROM oauth_grants g WHERE g.id = r.grant_id AND g.revoked_at IS NOT NULL) LIMIT ?)`,
+      )
+      .run(nowMs - ttlMs, nowMs - usedKeepMs, SWEEP_BATCH).changes;
+  }
+
+  /** Grants still in force that nothing can renew: created before `createdBefore` and without a
+   *  refresh token issued since `refreshedSince`. */
+  staleGrants(createdBefore: string, refreshedSince: number): string[] {
+    return this.port
+      .prepare<{ id: string }, [string, number, number]>(
+        `SELECT g.id FROM oauth_grants g WHERE g.revoked_at IS NULL AND g.created_at < ?
+           AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens r WHERE r.grant_id = g.id AND r.created_at_ms >= ?)
+         LIMIT ?`,
+      )
+      .all(createdBefore, refreshedSince, SWEEP_BATCH)
+      .map((r) => r.id);
+  }
+
+  /** Clients registered (or fetched) before `createdBefore` that never got a grant and have no
+   *  authorization request left. */
+  deleteUnusedClients(createdBefore: string): number {
+    return this.port
+      .prepare(
+        `DELETE FROM oauth_clients WHERE id IN (SELECT c.id FROM oauth_clients c WHERE c.created_at < ?
+           AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.id)
+           AND NOT EXISTS (SELECT 1 FROM oauth_requests q WHERE q.client_id = c.id) LIMIT ?)`,
+      )
+      .run(createdBefore, SWEEP_BATCH).changes;
   }
 }

@@ -11,13 +11,25 @@ import { ApiError, validationError } from "../core/errors";
 import type { BankAccountRepository, CompanyRepository } from "../db/repos/accounts";
 import type { TokenRepository } from "../db/repos/tokens";
 import { MetadataDocumentError, MetadataDocuments } from "./cimd";
-import type { ClientRow, GrantRow, OAuthRepository, RequestRow } from "./repository";
+import { LIMITS, redirectMatches, redirectUrisProblem } from "./redirect-uris";
+import type { ClientRow, GrantRow, OAuthRepository, PagePosition, RequestRow } from "./repository";
 
 /** The one scope: reading statements, balances and operations through the agent tools. */
 export const OAUTH_SCOPE = "statements:read";
 const ACCESS_TTL_S = 3600;
 const REQUEST_TTL_MS = 10 * 60_000;
 const CODE_TTL_MS = 60_000;
+const DAY_MS = 86_400_000;
+/** A refresh token works for 30 days; each refresh issues a new one, so a grant in use lives on
+ *  and one unused for 30 days ends. */
+const REFRESH_TTL_MS = 30 * DAY_MS;
+/** Spent codes and refresh tokens are kept this long after use, so that a replay still revokes. */
+const SPENT_KEEP_MS = DAY_MS;
+/** A client that got no grant within a day of its registration (or last document fetch) is deleted. */
+const UNUSED_CLIENT_MS = DAY_MS;
+/** Registrations within the sweep's day at most: past it, new ones wait (a flood from many
+ *  addresses cannot fill the disk; clients already registered keep working). */
+const MAX_CLIENTS_PER_DAY = 10_000;
 
 /** An OAuth error answer (RFC 6749 §5.2): `error` and a description, with its HTTP status. */
 export class OAuthError extends Error {
@@ -46,48 +58,6 @@ export interface OAuthDeps {
 
 const b64url = (bytes: Buffer) => bytes.toString("base64url");
 const randomId = () => randomBytes(16).toString("hex");
-
-function isLoopback(url: URL): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  return host === "127.0.0.1" || host === "::1" || host === "localhost";
-}
-
-/** A redirect URI a client may register: https, or http to a loopback address; no fragment. */
-function validRedirectUri(uri: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return false;
-  }
-  if (url.hash !== "") return false;
-  if (url.protocol === "https:") return true;
-  if (url.protocol === "http:") return isLoopback(url);
-  // Native apps' private-use schemes (com.example.app:/callback).
-  return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol);
-}
-
-/** Exact match; a loopback redirect (a desktop client) may use any port (RFC 8252 §7.3). */
-function redirectMatches(registered: string[], presented: string): boolean {
-  if (registered.includes(presented)) return true;
-  let url: URL;
-  try {
-    url = new URL(presented);
-  } catch {
-    return false;
-  }
-  if (url.protocol !== "http:" || !isLoopback(url)) return false;
-  return registered.some((r) => {
-    const reg = new URL(r);
-    return (
-      reg.protocol === "http:" &&
-      isLoopback(reg) &&
-      reg.hostname === url.hostname &&
-      reg.pathname === url.pathname &&
-      reg.search === url.search
-    );
-  });
-}
 
 export type AuthorizeOutcome =
   | { kind: "page"; status: number; message: string }
@@ -151,17 +121,8 @@ export class OAuthService {
     }
     const b = body as Record<string, unknown>;
     const uris = b.redirect_uris;
-    if (
-      !Array.isArray(uris) ||
-      uris.length === 0 ||
-      uris.length > 20 ||
-      !uris.every((u) => typeof u === "string")
-    ) {
-      throw new OAuthError("invalid_redirect_uri", "redirect_uris: one or more URIs");
-    }
-    const bad = (uris as string[]).find((u) => !validRedirectUri(u));
-    if (bad)
-      throw new OAuthError("invalid_redirect_uri", `not an allowed redirect URI: ${bad.slice(0, 200)}`);
+    const problem = redirectUrisProblem(uris);
+    if (problem !== null) throw new OAuthError("invalid_redirect_uri", problem);
     const method = b.token_endpoint_auth_method ?? "none";
     if (method !== "none" && method !== "client_secret_post" && method !== "client_secret_basic") {
       throw new OAuthError(
@@ -176,10 +137,24 @@ export class OAuthService {
     ) {
       throw new OAuthError("invalid_client_metadata", "grant_types: authorization_code, refresh_token");
     }
+    if (b.client_name !== undefined && typeof b.client_name !== "string") {
+      throw new OAuthError("invalid_client_metadata", "client_name: a string");
+    }
+    if (typeof b.client_name === "string" && b.client_name.trim().length > LIMITS.clientName) {
+      throw new OAuthError("invalid_client_metadata", `client_name: at most ${LIMITS.clientName} characters`);
+    }
     const name =
       typeof b.client_name === "string" && b.client_name.trim() !== ""
-        ? b.client_name.trim().slice(0, 200)
+        ? b.client_name.trim()
         : "unnamed client";
+    const since = new Date(this.nowMs() - UNUSED_CLIENT_MS).toISOString();
+    if (this.deps.repo.clientsSince(since, MAX_CLIENTS_PER_DAY) >= MAX_CLIENTS_PER_DAY) {
+      throw new OAuthError(
+        "temporarily_unavailable",
+        "too many clients were registered in the last day; try again later",
+        503,
+      );
+    }
     const secret = method === "none" ? null : b64url(randomBytes(32));
     const row: ClientRow = {
       id: `svc-client-${randomId()}`,
@@ -226,13 +201,15 @@ export class OAuthService {
   // ---- authorization
 
   /**
-   * GET /oauth/authorize. A request whose client or redirect URI cannot be trusted is answered
-   * with a page (never a redirect: that would be an open redirect); other problems go back to
-   * the client's redirect URI as OAuth errors; a good request waits for the operator's consent.
+   * GET /oauth/authorize. Every error before the operator's consent is answered with a page, never
+   * a redirect: anyone may register a client with any https redirect URI, so a redirect carrying an
+   * error would make svc an open redirector (RFC 9700 §4.11.2; RFC 6749 §4.1.2.1 only permits it).
+   * A good request waits for the operator's consent; only the consent's answer goes back.
    */
   async authorize(q: Record<string, string | undefined>): Promise<AuthorizeOutcome> {
     const page = (message: string): AuthorizeOutcome => ({ kind: "page", status: 400, message });
     if (!q.client_id) return page("client_id is missing");
+    if (q.client_id.length > LIMITS.clientId) return page("Unknown client_id");
     let client: ClientRow | null;
     try {
       client = await this.resolveClient(q.client_id);
@@ -244,22 +221,21 @@ export class OAuthService {
     if (!q.redirect_uri) return page("redirect_uri is missing");
     if (!redirectMatches(client.redirectUris, q.redirect_uri))
       return page("redirect_uri is not registered for this client");
-    const back = (error: string, description: string): AuthorizeOutcome => ({
-      kind: "redirect",
-      location: this.redirectWith(q.redirect_uri!, { error, error_description: description, state: q.state }),
-    });
-    if (q.response_type !== "code") return back("unsupported_response_type", "response_type must be code");
+    if (q.response_type !== "code") return page("unsupported_response_type: response_type must be code");
     if (!q.code_challenge || q.code_challenge_method !== "S256") {
-      return back("invalid_request", "PKCE with code_challenge_method S256 is required");
+      return page("invalid_request: PKCE with code_challenge_method S256 is required");
     }
     if (!/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge))
-      return back("invalid_request", "code_challenge is not an S256 challenge");
+      return page("invalid_request: code_challenge is not an S256 challenge");
     if (q.resource !== undefined && q.resource !== this.resource) {
-      return back("invalid_target", `resource must be ${this.resource}`);
+      return page(`invalid_target: resource must be ${this.resource}`);
     }
-    const scopes = (q.scope ?? OAUTH_SCOPE).split(" ").filter((s) => s !== "");
-    if (scopes.some((s) => s !== OAUTH_SCOPE))
-      return back("invalid_scope", `the only scope is ${OAUTH_SCOPE}`);
+    if ((q.scope?.length ?? 0) > LIMITS.scope)
+      return page(`invalid_scope: scope is longer than ${LIMITS.scope} characters`);
+    const scopes = [...new Set((q.scope ?? OAUTH_SCOPE).split(" ").filter((s) => s !== ""))];
+    if (scopes.some((s) => s !== OAUTH_SCOPE)) return page(`invalid_scope: the only scope is ${OAUTH_SCOPE}`);
+    if ((q.state?.length ?? 0) > LIMITS.state)
+      return page(`invalid_request: state is longer than ${LIMITS.state} characters`);
     const row: RequestRow = {
       id: randomId(),
       clientId: client.id,
@@ -301,6 +277,8 @@ export class OAuthService {
       request_id: r.id,
       client_id: r.clientId,
       client_name: client?.name ?? r.clientId,
+      /** registered: the client registered itself; metadata_document: svc read its name at its URL. */
+      client_kind: client?.kind ?? "registered",
       redirect_host: new URL(r.redirectUri).host,
       scope: r.scope,
       created_at: new Date(r.createdAtMs).toISOString(),
@@ -316,8 +294,16 @@ export class OAuthService {
     return url.protocol === "http:" || url.protocol === "https:" ? url.origin : `${url.protocol}`;
   }
 
-  pendingRequests() {
-    return this.deps.repo.pendingRequests(this.nowMs()).map((r) => this.requestView(r));
+  pendingRequests(q: PageQuery = {}) {
+    const { limit, after } = pageArgs(q);
+    const rows = this.deps.repo.pendingRequests(this.nowMs(), limit + 1, after);
+    return pageOf(
+      rows,
+      limit,
+      (r) => ({ key: r.createdAtMs, id: r.id }),
+      "requests",
+      (r) => this.requestView(r),
+    );
   }
 
   /**
@@ -493,8 +479,16 @@ export class OAuthService {
       throw new OAuthError("invalid_target", `resource must be ${request.resource}`);
     }
     const challenge = b64url(createHash("sha256").update(form.code_verifier).digest());
-    if (challenge !== request.codeChallenge)
-      throw new OAuthError("invalid_grant", "code_verifier does not match the challenge");
+    if (challenge !== request.codeChallenge) {
+      // A code with the wrong verifier is spent, and its grant goes: whoever holds the code without
+      // the verifier is not the client that asked, and nobody gets a second guess.
+      this.deps.repo.atomically(() => {
+        if (this.deps.repo.settleRequest(request.id, "approved", "used") && request.grantId) {
+          this.revokeGrant(request.grantId);
+        }
+      });
+      throw new OAuthError("invalid_grant", "code_verifier does not match the challenge; the code is spent");
+    }
     const grant = request.grantId ? this.deps.repo.grant(request.grantId) : null;
     if (!grant || grant.revokedAt !== null) throw new OAuthError("invalid_grant", "the grant was revoked");
     return this.deps.repo.atomically(() => {
@@ -510,6 +504,8 @@ export class OAuthService {
     const hash = hashToken(form.refresh_token);
     const row = this.deps.repo.refresh(hash);
     if (!row) throw new OAuthError("invalid_grant", "unknown refresh token");
+    if (row.createdAtMs + REFRESH_TTL_MS <= this.nowMs())
+      throw new OAuthError("invalid_grant", "the refresh token expired; sign in again");
     const grant = this.deps.repo.grant(row.grantId);
     if (!grant || grant.revokedAt !== null) throw new OAuthError("invalid_grant", "the grant was revoked");
     if (grant.clientId !== client.id)
@@ -574,32 +570,108 @@ export class OAuthService {
     return this.deps.repo.grant(grantId)!;
   }
 
-  // ---- the operator's lists
+  // ---- the operator's lists (newest first, in pages)
 
-  clients() {
-    return this.deps.repo.clients().map((c) => ({
-      client_id: c.id,
-      kind: c.kind,
-      name: c.name,
-      redirect_uris: c.redirectUris,
-      created_at: c.createdAt,
-    }));
+  clients(q: PageQuery = {}) {
+    const { limit, after } = pageArgs(q);
+    const rows = this.deps.repo.clients(limit + 1, after);
+    return pageOf(
+      rows,
+      limit,
+      (c) => ({ key: c.createdAt, id: c.id }),
+      "clients",
+      (c) => ({
+        client_id: c.id,
+        kind: c.kind,
+        name: c.name,
+        redirect_uris: c.redirectUris,
+        created_at: c.createdAt,
+      }),
+    );
   }
 
-  grants() {
-    return this.deps.repo.grants().map((g) => {
-      const client = this.deps.repo.client(g.clientId);
-      return {
-        grant_id: g.id,
-        client_id: g.clientId,
-        client_name: client?.name ?? g.clientId,
-        company_id: g.companyId,
-        api_token_id: g.apiTokenId,
-        accounts: this.deps.tokens.grants(g.apiTokenId).map((a) => a.bankAccountId),
-        scope: g.scope,
-        created_at: g.createdAt,
-        revoked_at: g.revokedAt,
-      };
-    });
+  grants(q: PageQuery = {}) {
+    const { limit, after } = pageArgs(q);
+    const rows = this.deps.repo.grants(limit + 1, after);
+    return pageOf(
+      rows,
+      limit,
+      (g) => ({ key: g.createdAt, id: g.id }),
+      "grants",
+      (g) => {
+        const client = this.deps.repo.client(g.clientId);
+        return {
+          grant_id: g.id,
+          client_id: g.clientId,
+          client_name: client?.name ?? g.clientId,
+          company_id: g.companyId,
+          api_token_id: g.apiTokenId,
+          accounts: this.deps.tokens.grants(g.apiTokenId).map((a) => a.bankAccountId),
+          scope: g.scope,
+          created_at: g.createdAt,
+          revoked_at: g.revokedAt,
+        };
+      },
+    );
+  }
+
+  // ---- the sweep (OAuthSweeper runs it once per interval for the fleet)
+
+  /**
+   * One batch of each sweep: expired authorization requests (a used code's a day later), refresh
+   * tokens past their lifetime or spent a day ago or of revoked grants, grants nothing can renew
+   * any more (ended like a revocation), and clients that never got a grant within a day. Returns
+   * what it removed; a count equal to the batch means there may be more.
+   */
+  sweepOnce(): { requests: number; refreshTokens: number; grants: number; clients: number } {
+    const now = this.nowMs();
+    const requests = this.deps.repo.deleteExpiredRequests(now, SPENT_KEEP_MS);
+    const stale = this.deps.repo.staleGrants(new Date(now - DAY_MS).toISOString(), now - REFRESH_TTL_MS);
+    for (const id of stale) this.revokeGrant(id);
+    const refreshTokens = this.deps.repo.deleteDeadRefreshTokens(now, REFRESH_TTL_MS, SPENT_KEEP_MS);
+    const clients = this.deps.repo.deleteUnusedClients(new Date(now - UNUSED_CLIENT_MS).toISOString());
+    return { requests, refreshTokens, grants: stale.length, clients };
+  }
+}
+
+/** `limit` (1 to 500, 100 by default) and an opaque `cursor` from the previous page. */
+export interface PageQuery {
+  limit?: number;
+  cursor?: string;
+}
+
+function pageArgs(q: PageQuery): { limit: number; after?: PagePosition } {
+  const limit = q.limit ?? 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+    throw validationError("limit", "limit: от 1 до 500");
+  if (q.cursor === undefined) return { limit };
+  const after = decodeCursor(q.cursor);
+  if (after === null) throw validationError("cursor", "Неверный курсор");
+  return { limit, after };
+}
+
+function pageOf<R, V, K extends string>(
+  rows: R[],
+  limit: number,
+  position: (row: R) => PagePosition,
+  name: K,
+  view: (row: R) => V,
+): Record<K, V[]> & { next_cursor: string | null } {
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  return {
+    [name]: page.map(view),
+    next_cursor: more && last ? Buffer.from(JSON.stringify(position(last))).toString("base64url") : null,
+  } as Record<K, V[]> & { next_cursor: string | null };
+}
+
+function decodeCursor(cursor: string): PagePosition | null {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, "base64url").toString()) as Partial<PagePosition>;
+    const keyOk = typeof v.key === "string" || (typeof v.key === "number" && Number.isSafeInteger(v.key));
+    return keyOk && typeof v.id === "string" ? { key: v.key!, id: v.id } : null;
+  } catch {
+    return null;
   }
 }

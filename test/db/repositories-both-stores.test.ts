@@ -230,7 +230,7 @@ describe("repositories on both stores", () => {
         createdAtMs: 1_795_000_000_000,
         expiresAtMs: 1_795_000_600_000,
       });
-      const pending = oauth.pendingRequests(1_795_000_000_001).map((r) => r.id);
+      const pending = oauth.pendingRequests(1_795_000_000_001, 10).map((r) => r.id);
       const settled = [
         oauth.settleRequest("r1", "pending", "approved", {
           codeHash: "code-1",
@@ -253,14 +253,14 @@ describe("repositories on both stores", () => {
       oauth.revokeGrant("g1", "2026-11-21T00:00:00.000Z");
       return {
         client: oauth.client("https://claude.ai/client.json"),
-        clients: oauth.clients().length,
+        clients: oauth.clients(10).length,
         pending,
         settled,
         byCode: oauth.requestByCode("code-1"),
         used,
         refresh: oauth.refresh("rt1"),
         grant: oauth.grantOfToken("t1"),
-        grants: oauth.grants().map((g) => g.id),
+        grants: oauth.grants(10).map((g) => g.id),
       };
     });
     expect(onPostgres).toEqual(onSqlite!);

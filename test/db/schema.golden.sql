@@ -76,11 +76,17 @@ CREATE INDEX `mcp_sessions_expiry_idx` ON `mcp_sessions` (`expires_at_ms`);
 -- table oauth_clients on oauth_clients
 CREATE TABLE `oauth_clients` ( `id` text PRIMARY KEY NOT NULL, `kind` text NOT NULL, `name` text NOT NULL, `redirect_uris` text NOT NULL, `token_endpoint_auth_method` text NOT NULL, `secret_hash` text, `created_at` text NOT NULL );
 
+-- index oauth_clients_created_idx on oauth_clients
+CREATE INDEX `oauth_clients_created_idx` ON `oauth_clients` (`created_at`,`id`);
+
 -- index sqlite_autoindex_oauth_clients_1 on oauth_clients
 (no sql: created by SQLite)
 
 -- table oauth_grants on oauth_grants
 CREATE TABLE `oauth_grants` ( `id` text PRIMARY KEY NOT NULL, `client_id` text NOT NULL, `api_token_id` text NOT NULL, `company_id` text NOT NULL, `scope` text NOT NULL, `resource` text NOT NULL, `created_at` text NOT NULL, `revoked_at` text );
+
+-- index oauth_grants_client_idx on oauth_grants
+CREATE INDEX `oauth_grants_client_idx` ON `oauth_grants` (`client_id`);
 
 -- index sqlite_autoindex_oauth_grants_1 on oauth_grants
 (no sql: created by SQLite)
@@ -97,8 +103,17 @@ CREATE INDEX `oauth_refresh_tokens_grant_idx` ON `oauth_refresh_tokens` (`grant_
 -- table oauth_requests on oauth_requests
 CREATE TABLE `oauth_requests` ( `id` text PRIMARY KEY NOT NULL, `client_id` text NOT NULL, `redirect_uri` text NOT NULL, `state` text, `code_challenge` text NOT NULL, `scope` text NOT NULL, `resource` text NOT NULL, `status` text NOT NULL, `code_hash` text, `grant_id` text, `created_at_ms` integer NOT NULL, `expires_at_ms` integer NOT NULL );
 
+-- index oauth_requests_client_idx on oauth_requests
+CREATE INDEX `oauth_requests_client_idx` ON `oauth_requests` (`client_id`);
+
 -- index oauth_requests_code_uq on oauth_requests
 CREATE UNIQUE INDEX `oauth_requests_code_uq` ON `oauth_requests` (`code_hash`);
+
+-- index oauth_requests_expires_idx on oauth_requests
+CREATE INDEX `oauth_requests_expires_idx` ON `oauth_requests` (`expires_at_ms`);
+
+-- index oauth_requests_status_created_idx on oauth_requests
+CREATE INDEX `oauth_requests_status_created_idx` ON `oauth_requests` (`status`,`created_at_ms`);
 
 -- index sqlite_autoindex_oauth_requests_1 on oauth_requests
 (no sql: created by SQLite)

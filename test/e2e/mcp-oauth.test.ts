@@ -3,7 +3,7 @@
 // operator's consent given through the admin API, then every tool; and step-up when the first
 // consent granted less than the tools need.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +24,7 @@ import { type RunningServer, startServer } from "../../src/main";
 import { TOOL_NAMES } from "../helpers/agent-server";
 import { ADMIN_TOKEN } from "../helpers/app";
 import { serverStoreEnv } from "../helpers/test-store";
+import { selfSignedCertificate } from "../helpers/tls";
 
 const REDIRECT = "http://127.0.0.1:53682/callback";
 
@@ -46,30 +47,11 @@ async function freePort(): Promise<number> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "svc-oauth-"));
   // A self-signed certificate for the client's metadata document (its URL must be https).
-  const key = join(dir, "key.pem");
-  const cert = join(dir, "cert.pem");
-  Bun.spawnSync([
-    "openssl",
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    key,
-    "-out",
-    cert,
-    "-days",
-    "1",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-addext",
-    "subjectAltName=IP:127.0.0.1",
-  ]);
+  const { key, cert } = selfSignedCertificate("127.0.0.1", "IP:127.0.0.1");
   cimd = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    tls: { key: readFileSync(key), cert: readFileSync(cert) },
+    tls: { key, cert },
     fetch: (req) =>
       Response.json({
         client_id: req.url,

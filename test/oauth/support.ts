@@ -15,6 +15,11 @@ export function oauthApp(env: Record<string, string> = {}) {
   return { t, company, readable, other };
 }
 
+/** Rows in one of the OAuth tables, on either store. */
+export function rowCount(t: TestApp, table: string): number {
+  return Number((t.db.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number | string }).n);
+}
+
 export function pkce() {
   const verifier = randomBytes(32).toString("base64url");
   return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };

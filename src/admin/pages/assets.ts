@@ -46,6 +46,7 @@ form.inline { display: inline; margin: 0; }
 .flash { padding: 10px 14px; border-radius: 6px; margin-bottom: 14px; border: 1px solid; }
 .flash.ok { background: #eaf6ee; border-color: #9fd1ae; color: var(--ok); }
 .flash.error { background: #fdecea; border-color: #f0a9a3; color: var(--bad); }
+.flash.warn { background: #fff7e0; border-color: #e8cf8f; color: var(--warn); }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; border: 1px solid var(--line); }
 .badge.ok { color: var(--ok); border-color: #9fd1ae; background: #eaf6ee; }
 .badge.bad { color: var(--bad); border-color: #f0a9a3; background: #fdecea; }

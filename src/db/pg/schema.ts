@@ -368,15 +368,20 @@ export const paymentSubmissions = pgTable(
 
 // OAuth clients of /mcp: registered (RFC 7591, id minted here) or known by their metadata
 // document's URL (the URL is the id). Secrets, when a client has one, only as hashes.
-export const oauthClients = pgTable("oauth_clients", {
-  id: text("id").primaryKey(),
-  kind: text("kind", { enum: ["registered", "metadata_document"] }).notNull(),
-  name: text("name").notNull(),
-  redirectUris: text("redirect_uris").notNull(),
-  tokenEndpointAuthMethod: text("token_endpoint_auth_method").notNull(),
-  secretHash: text("secret_hash"),
-  createdAt: text("created_at").notNull(),
-});
+export const oauthClients = pgTable(
+  "oauth_clients",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind", { enum: ["registered", "metadata_document"] }).notNull(),
+    name: text("name").notNull(),
+    redirectUris: text("redirect_uris").notNull(),
+    tokenEndpointAuthMethod: text("token_endpoint_auth_method").notNull(),
+    secretHash: text("secret_hash"),
+    createdAt: text("created_at").notNull(),
+  },
+  // The operator's list pages by (created_at, id); the sweep finds old clients by created_at.
+  (t) => [index("oauth_clients_created_idx").on(t.createdAt, t.id)],
+);
 
 // Authorization requests waiting for the operator's consent, then their single-use code.
 export const oauthRequests = pgTable(
@@ -396,21 +401,31 @@ export const oauthRequests = pgTable(
     createdAtMs: int64("created_at_ms").notNull(),
     expiresAtMs: int64("expires_at_ms").notNull(),
   },
-  (t) => [uniqueIndex("oauth_requests_code_uq").on(t.codeHash)],
+  (t) => [
+    uniqueIndex("oauth_requests_code_uq").on(t.codeHash),
+    // The pending list, the sweep of expired requests, a client's requests (the sweep of clients).
+    index("oauth_requests_status_created_idx").on(t.status, t.createdAtMs),
+    index("oauth_requests_expires_idx").on(t.expiresAtMs),
+    index("oauth_requests_client_idx").on(t.clientId),
+  ],
 );
 
 // What the operator approved: a client's access to a company's chosen accounts, carried by an
 // agent token (api_tokens.oauth_grant_id) so that rules, limits and audit are an agent token's.
-export const oauthGrants = pgTable("oauth_grants", {
-  id: text("id").primaryKey(),
-  clientId: text("client_id").notNull(),
-  apiTokenId: text("api_token_id").notNull(),
-  companyId: text("company_id").notNull(),
-  scope: text("scope").notNull(),
-  resource: text("resource").notNull(),
-  createdAt: text("created_at").notNull(),
-  revokedAt: text("revoked_at"),
-});
+export const oauthGrants = pgTable(
+  "oauth_grants",
+  {
+    id: text("id").primaryKey(),
+    clientId: text("client_id").notNull(),
+    apiTokenId: text("api_token_id").notNull(),
+    companyId: text("company_id").notNull(),
+    scope: text("scope").notNull(),
+    resource: text("resource").notNull(),
+    createdAt: text("created_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [index("oauth_grants_client_idx").on(t.clientId)],
+);
 
 // Refresh tokens (hashes): each works once; a used one presented again revokes its grant.
 export const oauthRefreshTokens = pgTable(

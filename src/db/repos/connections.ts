@@ -1,5 +1,5 @@
 // Bank logins (sealed) and the consent flows in progress. Sealing and opening happen in
-// bank-connections.ts; this module only stores bytes. Portable SQL (../sql-port.ts): the refresh
+// banks/connections.ts; this module only stores bytes. Portable SQL (../sql-port.ts): the refresh
 // lease and the single-use consent state hold across replicas too (one UPDATE, one DELETE each).
 import type { bankConnections } from "../schema";
 import type { SqlPort } from "../sql-port";

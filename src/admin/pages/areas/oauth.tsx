@@ -2,7 +2,7 @@
 import { ApiError } from "../../../core/errors";
 import { CONTENT_SECURITY_POLICY } from "../../../http/security-headers";
 import type { OAuthService } from "../../../oauth/service";
-import { type PageKit, page, redirect } from "../kit";
+import { attempt, nonEmpty, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
 import { ConnectedAppsPage, OAuthConsentPage } from "../views/oauth";
 
@@ -41,16 +41,22 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
   return [
     get(
       "/admin/oauth",
-      view((session) =>
-        page(
+      view((session, ctx) => {
+        const cursor = nonEmpty((ctx.query as Record<string, string | undefined>).cursor);
+        const listed = attempt(() => oauth.grants({ limit: PAGE_SIZE, cursor }));
+        const ok = "ok" in listed ? listed.ok : { grants: [], next_cursor: null };
+        return page(
           <ConnectedAppsPage
             frame={signedInFrame(session, "Подключённые приложения", "oauth")}
-            grants={oauth.grants()}
+            grants={ok.grants}
+            nextCursor={ok.next_cursor}
+            error={"error" in listed ? listed.error.message : null}
             companies={admin.listCompanies()}
             accounts={admin.listBankAccounts()}
           />,
-        ),
-      ),
+          "error" in listed ? listed.error.status : 200,
+        );
+      }),
       { detail: pageDoc("Admin pages: agent hosts signed in with OAuth, their grants") },
     ),
     post(

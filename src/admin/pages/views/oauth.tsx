@@ -1,5 +1,6 @@
-// The operator's consent to an agent host's sign-in: who asks (the client's name and where the
-// answer goes), what for (the scope), and which company's accounts it may read.
+// The operator's consent to an agent host's sign-in: who asks (the client's name, which is only its
+// own claim, its id and where the answer goes), what for (the scope), and which company's accounts
+// it may read.
 import type { BankAccountView, CompanyView } from "../../service";
 import { Badge, ErrorBox, type Frame, formatTime, Layout, PostForm } from "../layout";
 
@@ -7,6 +8,7 @@ export interface ConsentRequestView {
   request_id: string;
   client_id: string;
   client_name: string;
+  client_kind: "registered" | "metadata_document";
   redirect_host: string;
   scope: string;
 }
@@ -30,12 +32,20 @@ export function OAuthConsentPage({
       <section class="card">
         <ErrorBox message={error} />
         <p>
-          Приложение <b safe>{request.client_name}</b> просит доступ к банковским данным.
+          Приложение, назвавшее себя <b safe>{request.client_name}</b>, просит доступ к банковским данным.
+        </p>
+        <p class="flash warn">
+          svc не проверял это имя: его указало само приложение
+          {request.client_kind === "registered"
+            ? ", зарегистрировавшись без чьего-либо участия. "
+            : " в описании по своему адресу. "}
+          Узнать его можно только по адресу, куда уйдёт ответ: разрешайте, только если этот адрес вам знаком и
+          вход начали вы сами.
         </p>
         <table>
           <tbody>
             <tr>
-              <th>Приложение</th>
+              <th>Идентификатор приложения</th>
               <td class="mono small" safe>
                 {request.client_id}
               </td>
@@ -110,11 +120,15 @@ export interface ConnectedAppView {
 export function ConnectedAppsPage({
   frame,
   grants,
+  nextCursor,
+  error,
   companies,
   accounts,
 }: {
   frame: Frame & { csrf: string };
   grants: ConnectedAppView[];
+  nextCursor: string | null;
+  error: string | null;
   companies: CompanyView[];
   accounts: BankAccountView[];
 }) {
@@ -126,6 +140,7 @@ export function ConnectedAppsPage({
     <Layout frame={frame}>
       <h1>Подключённые приложения</h1>
       <section class="card">
+        <ErrorBox message={error} />
         <p class="muted">
           Агенты (Claude, ChatGPT и другие), вошедшие через OAuth на /mcp. Отзыв действует со следующего
           запроса.
@@ -176,6 +191,17 @@ export function ConnectedAppsPage({
           </tbody>
         </table>
         {grants.length === 0 ? <p class="muted">Подключений пока нет.</p> : ""}
+        {nextCursor ? (
+          <a
+            class="button secondary"
+            rel="next"
+            href={`/admin/oauth?cursor=${encodeURIComponent(nextCursor)}`}
+          >
+            Дальше
+          </a>
+        ) : (
+          ""
+        )}
       </section>
     </Layout>
   );
