@@ -66,17 +66,18 @@ describe("X-Request-Id", () => {
     expect(a.headers.get("x-request-id")).not.toBe(b.headers.get("x-request-id"));
   });
 
-  test("a client value of up to 128 printable ASCII characters is passed through", async () => {
+  test("a client value of 1 to 128 characters from [A-Za-z0-9._:-] is passed through", async () => {
     const t = makeTestApp();
-    for (const id of ["abc-123", "x".repeat(128), "trace id with spaces ~!@#$%^&*()[]{}"]) {
+    for (const id of ["abc-123", "x".repeat(128), "Trace.ID:2026-11-26_a.b", "0"]) {
       const res = await t.request("GET", "/healthz", { headers: { "x-request-id": id } });
       expect(res.headers.get("x-request-id")).toBe(id);
     }
   });
 
-  test("a value of 129 characters or with non-printable characters is replaced by a UUID", async () => {
+  test("a value of 129 characters, or with any other character, is replaced by a UUID", async () => {
     const t = makeTestApp();
-    for (const id of ["x".repeat(129), "abc\tdef", "abc\u0001def", "abc\u007fdef", "abcé"]) {
+    const others = ["trace id", "=HYPERLINK(1)", "a,b", 'a"b', "a;b", "a/b", "+1", "@x", "a|b", "a'b"];
+    for (const id of ["x".repeat(129), "abc\tdef", "abc\u0001def", "abc\u007fdef", "abcé", ...others]) {
       const res = await t.request("GET", "/healthz", { headers: { "x-request-id": id } });
       const got = res.headers.get("x-request-id");
       expect(got).toMatch(UUID_RE);
