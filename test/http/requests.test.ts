@@ -422,6 +422,43 @@ describe("access log", () => {
     expect(lines[3]?.route).toBe("/admin/api/tokens/:id/revoke");
   });
 
+  test("the status is the one sent, also where a route builds its own response (OAuth, agent 202/4xx)", async () => {
+    const t = makeTestApp({ SVC_METRICS_TOKEN: "metrics-token-0123456789" });
+    const agent = t.fixtures.world({ purpose: "mcp" });
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const sent: number[] = [];
+    const send = async (res: Promise<Response>) => sent.push((await res).status);
+    await send(
+      t.request("POST", "/oauth/register", {
+        body: { redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" },
+      }),
+    );
+    await send(t.request("POST", "/oauth/token", { body: "grant_type=nope", headers: form }));
+    await send(t.request("GET", "/oauth/authorize?client_id=nobody"));
+    // The stateless revision answers its own errors with a 4xx Response.
+    await send(
+      t.request("POST", "/api/v1/mcp", {
+        token: agent.token,
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "nope/nope",
+          params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } },
+        },
+      }),
+    );
+    await settle(t, sent.length);
+    expect(sent.slice(0, 3)).toEqual([201, 401, 400]);
+    expect(sent[3]).toBeGreaterThanOrEqual(400);
+    expect(accessLines(t).map((l) => l.status)).toEqual(sent);
+    const metrics = await (
+      await t.request("GET", "/metrics", { headers: { authorization: "Bearer metrics-token-0123456789" } })
+    ).text();
+    expect(metrics).toContain('route="/oauth/register",method="POST",status="201"');
+    expect(metrics).toContain('route="/oauth/token",method="POST",status="401"');
+    expect(metrics).not.toContain('route="/oauth/token",method="POST",status="200"');
+  });
+
   test("api_token_id names the token of an authenticated request", async () => {
     const t = makeTestApp();
     const world = t.fixtures.world();
