@@ -8,9 +8,11 @@ import type { Services } from "./container";
 import { apiReference } from "./http/api-reference";
 import { BODY_POLICY_DETAIL, type BodyPolicy } from "./http/body-policy";
 import type { SocketIp } from "./http/client-ip";
+import { CLIENT_LIMIT_DETAIL, type ClientLimit } from "./http/client-limit";
 import { httpCore } from "./http/core";
 import { routeDoc } from "./http/docs";
 import { registerFormats } from "./http/formats";
+import type { RequestState } from "./http/request-state";
 import { mcpRoutes, relayRoutes } from "./mcp";
 import { oauthRoutes } from "./oauth/routes";
 import { OAUTH_SCOPE } from "./oauth/service";
@@ -31,6 +33,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   registerFormats();
   let routeTable: { method: string; path: string }[] = [];
   const bodyPolicies = new Map<string, BodyPolicy>();
+  const clientLimits = new Map<string, ClientLimit>();
   // The agent endpoint's wiring, shared by /api/v1/mcp (static tokens) and /mcp (OAuth).
   const agentEndpoint = {
     guard: services.guard,
@@ -43,6 +46,27 @@ export function createApp(services: Services, options: AppOptions = {}) {
     version: options.version ?? pkg.version,
     metrics: services.metrics ?? undefined,
   };
+  // Wrong admin and metrics bearers: counted per client address, audited once per window.
+  const refusals = (action: string, target: string) => ({
+    limiter: services.clientLimiter,
+    audit: (outcome: string, state: RequestState) => {
+      try {
+        services.admin.recordAction(
+          action,
+          target,
+          { requestId: state.requestId, ip: state.clientIp },
+          undefined,
+          outcome,
+        );
+      } catch (e) {
+        services.logger.error("audit write failed", {
+          request_id: state.requestId,
+          action,
+          error: e instanceof Error ? e.message : String(e),
+        });
+      }
+    },
+  });
   // Statement downloads, the same for the integration API and the admin pages.
   const download = {
     exports: services.exportQueries,
@@ -60,6 +84,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
         socketIp: options.socketIp ?? defaultSocketIp,
         routes: () => routeTable,
         bodyPolicies: (method, route) => bodyPolicies.get(`${method} ${withoutTrailingSlash(route)}`),
+        clientLimits: (method, route) => clientLimits.get(`${method} ${withoutTrailingSlash(route)}`),
+        clientLimiter: services.clientLimiter,
         metrics: services.metrics ?? undefined,
       }),
     )
@@ -97,6 +123,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
       opsRoutes({
         metrics: services.metrics,
         metricsToken: services.config.metricsToken,
+        refusals: refusals("metrics.refused", "metrics"),
         readiness: {
           databaseWritable: () => services.store.writable(),
           clock: services.clock,
@@ -148,6 +175,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         statements: services.statements,
         sandboxLog: services.sandboxLog,
         adminToken: services.config.adminToken,
+        refusals: refusals("admin.api.refused", "admin-api"),
       }),
     )
     .use(
@@ -160,6 +188,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         adminToken: services.config.adminToken,
         trustedProxies: services.trustedProxies,
         socketIp: options.socketIp ?? defaultSocketIp,
+        clientLimiter: services.clientLimiter,
         banks: () => services.banks.names(),
         payments: services.payments,
         oauth: services.oauth,
@@ -174,6 +203,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
     const detail = (r.hooks as { detail?: Record<string, unknown> } | undefined)?.detail;
     const policy = detail?.[BODY_POLICY_DETAIL] as BodyPolicy | undefined;
     if (policy) bodyPolicies.set(`${r.method} ${withoutTrailingSlash(r.path)}`, policy);
+    const limit = detail?.[CLIENT_LIMIT_DETAIL] as ClientLimit | undefined;
+    if (limit) clientLimits.set(`${r.method} ${withoutTrailingSlash(r.path)}`, limit);
   }
   return app;
 }

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { ErrorCode } from "../core/errors";
 import type { SqlSandboxRequestLog } from "../db/repos/sandbox-requests";
-import { adminAuth } from "../http/admin-auth";
+import { adminAuth, type BearerRefusals } from "../http/admin-auth";
 import { JSON_BODY, routeDoc, type SuccessDoc } from "../http/docs";
 import type { OAuthService } from "../oauth/service";
 import { BalanceSchema, StatementPageSchema, StatementSchema } from "../statements/model";
@@ -54,12 +54,21 @@ export interface AdminApiDeps {
   sandboxLog: SqlSandboxRequestLog;
   adminToken: string | null;
   oauth: OAuthService;
+  /** Wrong bearers: counted per client address and audited once per window. */
+  refusals: BearerRefusals;
 }
 
-export function adminApi({ admin: service, statements, sandboxLog, adminToken, oauth }: AdminApiDeps) {
+export function adminApi({
+  admin: service,
+  statements,
+  sandboxLog,
+  adminToken,
+  oauth,
+  refusals,
+}: AdminApiDeps) {
   return (
     new Elysia({ prefix: "/admin/api" })
-      .use(adminAuth(adminToken))
+      .use(adminAuth(adminToken, refusals))
       .post("/companies", ({ body, actor, status }) => status(201, service.createCompany(body, actor)), {
         parse: JSON_BODY,
         body: CreateCompanyBody,

@@ -4,6 +4,7 @@
 // `get`/`post` (page-route.ts); index.tsx mounts them.
 
 import type { AuditLog } from "../../audit/audit-log";
+import type { AddressLimiter } from "../../auth/address-limiter";
 import type { IpRange } from "../../auth/ip";
 import { secretEquals } from "../../auth/tokens";
 import { BankError } from "../../banks/adapter";
@@ -36,6 +37,8 @@ export interface AdminPagesDeps {
   adminToken: string | null;
   trustedProxies: IpRange[];
   socketIp: SocketIp;
+  /** Wrong sign-ins counted per client address (SVC_PUBLIC_RATE_LIMIT_PER_MINUTE). */
+  clientLimiter: AddressLimiter;
   banks: () => string[];
   payments: PaymentService;
   oauth: OAuthService;

@@ -2,9 +2,11 @@
 import { NotFoundError } from "elysia";
 import { secretEquals } from "../../../auth/tokens";
 import { ApiError } from "../../../core/errors";
+import { refusedBearer } from "../../../http/client-limit";
+import type { RequestState } from "../../../http/request-state";
 import { APP_CSS, APP_JS } from "../assets";
 import { formOf, LANDING, type Outcome, type PageKit, page, redirect } from "../kit";
-import { get, type PageRoute, pageDoc, post, type RouteContext } from "../page-route";
+import { get, type PageRoute, pageDoc, post } from "../page-route";
 import {
   clearedSessionCookie,
   readCookie,
@@ -13,7 +15,6 @@ import {
   securityHeaders,
   sessionCookie,
 } from "../security";
-import { SignInThrottle } from "../session";
 import { LoginPage } from "../views/basics";
 
 const ASSETS: Record<string, { type: string; body: string }> = {
@@ -24,17 +25,25 @@ const ASSETS: Record<string, { type: string; body: string }> = {
 export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
   const { admin, logger } = kit.deps;
   const { sessions, https, actorOf, sessionOf, frame, send, run, view, action } = kit;
-  const throttle = new SignInThrottle(kit.deps.clock);
   /**
    * A refused sign-in in the audit log (address and time; never what was typed), so an operator
-   * sees a guessing attempt on the audit page. The page answers even if the entry cannot be written.
+   * sees a guessing attempt on the audit page: the first refusal of an address in a minute and
+   * the start of its lockout, never each attempt. The page answers even if the entry cannot be
+   * written.
    */
-  const auditSignIn = (ctx: RouteContext, outcome: "invalid_token" | "rate_limited") => {
+  const auditSignIn = (outcome: "invalid_token" | "rate_limited", state: RequestState) => {
+    logger.warn("admin sign-in refused", { request_id: state.requestId, ip: state.clientIp, outcome });
     try {
-      admin.recordAction("admin.ui.sign_in", "admin-ui", actorOf(ctx), undefined, outcome);
+      admin.recordAction(
+        "admin.ui.sign_in",
+        "admin-ui",
+        { requestId: state.requestId, ip: state.clientIp },
+        undefined,
+        outcome,
+      );
     } catch (e) {
       logger.error("audit write failed", {
-        request_id: ctx.requestState.requestId,
+        request_id: state.requestId,
         action: "admin.ui.sign_in",
         error: e instanceof Error ? e.message : String(e),
       });
@@ -83,23 +92,19 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
           if (!sameOrigin(ctx.request, https(ctx))) {
             return loginPage(403, "Запрос отклонён: форма отправлена с другого сайта.");
           }
-          const ipKey = ctx.requestState.clientIp ?? "unknown";
-          const wait = throttle.retryAfter(ipKey);
-          if (wait !== null) {
-            auditSignIn(ctx, "rate_limited");
-            return loginPage(429, `Слишком много неудачных попыток входа. Повторите через ${wait} с.`, {
-              "retry-after": String(wait),
-            });
-          }
           const next = returnPath(formOf(ctx.body)?.next);
           const presented = formOf(ctx.body)?.token ?? "";
+          // The right token always signs in: the lockout below is for wrong guesses only, so that
+          // operators behind one address (a proxy svc is not told to trust) are never locked out
+          // by someone else's guessing.
           if (presented.length === 0 || !secretEquals(presented, adminToken)) {
-            throttle.fail(ipKey);
-            logger.warn("admin sign-in failed", {
-              request_id: ctx.requestState.requestId,
-              ip: ipKey,
-            });
-            auditSignIn(ctx, "invalid_token");
+            const refusal = refusedBearer(kit.deps.clientLimiter, ctx.requestState, auditSignIn);
+            if (refusal.code === "rate_limited") {
+              const wait = String(refusal.details?.retry_after_seconds);
+              return loginPage(429, `Слишком много неудачных попыток входа. Повторите через ${wait} с.`, {
+                "retry-after": wait,
+              });
+            }
             return loginPage(401, "Неверный токен администратора.", undefined, next);
           }
           const previous = readCookie(ctx.request.headers.get("cookie"), SESSION_COOKIE);
