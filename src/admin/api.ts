@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import type { ErrorCode } from "../core/errors";
 import type { SqlSandboxRequestLog } from "../db/repos/sandbox-requests";
 import { adminAuth, type BearerRefusals } from "../http/admin-auth";
+import { bodyPolicyOption } from "../http/body-policy";
 import { JSON_BODY, routeDoc, type SuccessDoc } from "../http/docs";
 import type { OAuthService } from "../oauth/service";
 import { BalanceSchema, StatementPageSchema, StatementSchema } from "../statements/model";
@@ -68,9 +69,10 @@ export function adminApi({
 }: AdminApiDeps) {
   return (
     new Elysia({ prefix: "/admin/api" })
+      .use(bodyPolicyOption)
       .use(adminAuth(adminToken, refusals))
       .post("/companies", ({ body, actor, status }) => status(201, service.createCompany(body, actor)), {
-        parse: JSON_BODY,
+        bodyPolicy: JSON_BODY,
         body: CreateCompanyBody,
         detail: doc("Create a company", [], {
           201: { description: "Company created", schema: CompanySchema },
@@ -83,7 +85,7 @@ export function adminApi({
         "/bank-accounts",
         ({ body, actor, status }) => status(201, service.createBankAccount(body, actor)),
         {
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           body: CreateBankAccountBody,
           detail: doc("Create a bank account", ["not_found"], {
             201: { description: "Account created", schema: BankAccountSchema },
@@ -98,7 +100,7 @@ export function adminApi({
         "/bank-accounts/:id/credentials",
         ({ params, body, actor }) => service.replaceCredentials(params.id, body.credentials, actor),
         {
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           params: IdParams,
           body: CredentialsBody,
           detail: doc(
@@ -140,7 +142,7 @@ export function adminApi({
           return status(201, { bank_accounts: await service.importAccounts(body, actor) });
         },
         {
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           body: ImportAccountsBody,
           detail: doc(
             "Add accounts the bank shows through an existing account's login (same company, environment and login)",
@@ -150,7 +152,7 @@ export function adminApi({
         },
       )
       .post("/tokens", ({ body, actor, status }) => status(201, service.createToken(body, actor)), {
-        parse: JSON_BODY,
+        bodyPolicy: JSON_BODY,
         body: CreateTokenBody,
         detail: doc("Create a token (the raw value is returned only here)", ["not_found"], {
           201: { description: "Token created", schema: CreatedTokenSchema },
@@ -162,7 +164,7 @@ export function adminApi({
       })
       .patch("/tokens/:id", ({ params, body, actor }) => service.patchToken(params.id, body, actor), {
         params: IdParams,
-        parse: JSON_BODY,
+        bodyPolicy: JSON_BODY,
         body: PatchTokenBody,
         detail: doc("Change a token", ["not_found"], ok(TokenSchema, "The token as changed")),
       })
@@ -204,7 +206,7 @@ export function adminApi({
           return view;
         },
         {
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           body: UiOrderBody,
           detail: doc('Order a statement via the UI (source "ui")', ["not_found", "bank_not_supported"], {
             201: { description: "Ordered", schema: StatementSchema },
@@ -239,7 +241,7 @@ export function adminApi({
         "/oauth/requests/:request_id/approve",
         ({ params, body, actor }) => oauth.approve(params.request_id, body, actor),
         {
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           body: OAuthApproveBody,
           detail: doc(
             "Approve: the client gets the chosen company's chosen accounts (read-only); redirect_to carries the code",

@@ -11,7 +11,7 @@ import type { Principal, TokenGuard } from "../auth/guard";
 import { ApiError, invalidRequestBody, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
-import { bodyPolicyOption, DEFAULT_BODY_POLICY, isInvalidBody } from "../http/body-policy";
+import { bodyPolicyOption, DEFAULT_BODY_POLICY, isInvalidBody, readBody } from "../http/body-policy";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { type RequestState, withRequestState } from "../http/request-state";
 import { authenticateRequest } from "../http/token-auth";
@@ -115,9 +115,11 @@ export function relayRoutes(deps: RelayRouteDeps) {
     )
     .post(
       `${RELAY_TOOLS_PATH}/:name/call`,
-      async ({ request, requestState: state, set, body, params }) => {
+      async (ctx) => {
+        const { request, requestState: state, set, params } = ctx;
         const { principal, sessionId } = await authenticate(request, state, set.headers as Headers);
-        const args = parseArguments(body);
+        // The body is read only now, for a token that passed.
+        const args = parseArguments(await readBody(ctx));
         const name = params.name;
         const outcome = callTool(deps.tools, { principal }, name, args);
         if (!outcome.found) {
@@ -143,7 +145,7 @@ export function relayRoutes(deps: RelayRouteDeps) {
       },
       {
         // The session header is checked before an unreadable body is refused (parseArguments).
-        bodyPolicy: { ...DEFAULT_BODY_POLICY, invalid: "route" },
+        bodyPolicy: { ...DEFAULT_BODY_POLICY, invalid: "route", read: "route" },
         detail: routeDoc(
           "agents",
           "Call an agent tool (stdio relay)",

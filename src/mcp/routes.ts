@@ -17,7 +17,7 @@ import { ApiError, validationError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
 import { StoreUnavailable } from "../db/sql-port";
-import { bodyPolicyOption, isInvalidBody } from "../http/body-policy";
+import { bodyPolicyOption, isInvalidBody, readBody } from "../http/body-policy";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { type RequestState, withRequestState } from "../http/request-state";
 import { authenticateRequest } from "../http/token-auth";
@@ -128,10 +128,12 @@ export function mcpRoutes(deps: McpRouteDeps) {
   async function handle(
     request: Request,
     state: RequestState,
-    body: unknown,
+    readMessage: () => Promise<unknown>,
     headers: Headers,
   ): Promise<unknown> {
     const principal = await authenticate(request, state, headers);
+    // The body is read only now, for a token that passed.
+    const body = await readMessage();
     if (isModernRequest(body, request.headers.get("mcp-protocol-version"))) {
       return handleModern(request, state, principal, body);
     }
@@ -396,13 +398,14 @@ export function mcpRoutes(deps: McpRouteDeps) {
     .use(bodyPolicyOption)
     .post(
       path,
-      async ({ request, requestState: state, body, set }) => {
+      async (ctx) => {
+        const { request, requestState: state, set } = ctx;
         const headers = set.headers as Headers;
         try {
-          return await handle(request, state, body, headers);
+          return await handle(request, state, () => readBody(ctx), headers);
         } catch (e) {
           if (e instanceof ApiError) throw e;
-          const id = salvageId(body);
+          const id = salvageId(ctx.body);
           // Fail closed, like an unavailable session store: no data goes out unaudited.
           if (e instanceof AgentAuditFailed)
             throw new ApiError("service_unavailable", "Журнал аудита недоступен");
@@ -421,8 +424,9 @@ export function mcpRoutes(deps: McpRouteDeps) {
         }
       },
       {
-        // An unreadable body is answered in JSON-RPC (-32700), after the token checks.
-        bodyPolicy: { kind: "json", limit: AGENT_BODY_LIMIT, invalid: "route" },
+        // Read by the handler once the token checks passed; an unreadable body is answered in
+        // JSON-RPC (-32700).
+        bodyPolicy: { kind: "json", limit: AGENT_BODY_LIMIT, invalid: "route", read: "route" },
         detail: routeDoc(
           "agents",
           "Agent endpoint (MCP Streamable HTTP, JSON-RPC 2.0)",

@@ -100,7 +100,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
           service.submitImport(principal, params.import_id, body, contextOf(requestState)),
         {
           params: ImportIdParams,
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           body: SubmitBody,
           detail: doc(
             "Submit every draft item of an import to the bank",
@@ -121,7 +121,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
           service.submitItem(principal, params.import_id, params.item_id, body, contextOf(requestState)),
         {
           params: ItemIdParams,
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           body: SubmitBody,
           detail: doc(
             "Submit one item of an import to the bank",

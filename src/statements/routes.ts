@@ -44,7 +44,7 @@ export function statementRoutes(
         return statement;
       },
       {
-        parse: JSON_BODY,
+        bodyPolicy: JSON_BODY,
         body: OrderStatementBody,
         detail: doc(
           "Order a statement",

@@ -303,21 +303,85 @@ describe("request bodies", () => {
     await expectError(res2, 413, "payload_too_large");
   });
 
-  test("the agent endpoint allows 16 KB and the payment upload 10 MB, with or without a trailing slash", async () => {
+  test("the agent endpoint allows 16 KB; the payment upload takes multipart only, with or without a trailing slash", async () => {
     const t = makeTestApp();
+    const agent = t.fixtures.world({ purpose: "mcp" });
     for (const path of ["/api/v1/mcp", "/api/v1/mcp/"]) {
-      const res = await t.request("POST", path, { body: "x".repeat(16 * 1024 + 1) });
+      // Read only for a token that passed: without one, 401 and the body is never read.
+      const unread = await t.request("POST", path, { body: "x".repeat(16 * 1024 + 1) });
+      await expectError(unread, 401, "invalid_token_format");
+      const res = await t.request("POST", path, { token: agent.token, body: "x".repeat(16 * 1024 + 1) });
       const details = await expectError(res, 413, "payload_too_large");
       expect(details.limit_bytes).toBe(16 * 1024);
     }
+    // An upload takes multipart only: anything else is 415 before a byte is read; a multipart body
+    // is streamed by the route once the token has passed (10 MB, enforced while reading: see the
+    // payments tests), so without a token it is 401, unread, whatever its size.
+    const multipart = { "content-type": "multipart/form-data; boundary=b" };
     for (const upload of ["/api/v1/integration/payments/imports", "/api/v1/integration/payments/imports/"]) {
-      const notTooLarge = await t.request("POST", upload, { body: "x".repeat(2 * MB) });
-      expect(notTooLarge.status).not.toBe(413);
-      const tooLarge = await t.request("POST", upload, { body: "x".repeat(10 * MB + 1) });
-      expect((await expectError(tooLarge, 413, "payload_too_large")).limit_bytes).toBe(10 * MB);
+      const json = await t.request("POST", upload, { body: "x".repeat(10 * MB + 1) });
+      expect((await expectError(json, 415, "unsupported_media_type")).expected).toBe("multipart/form-data");
+      const large = await t.request("POST", upload, { body: "x".repeat(10 * MB + 1), headers: multipart });
+      await expectError(large, 401, "invalid_token_format");
     }
-    const order = await t.request("POST", "/api/v1/integration/statements", { body: "x".repeat(MB + 1) });
+    // A JSON body is read once the token has passed: without one it is 401, unread.
+    const unread = await t.request("POST", "/api/v1/integration/statements", { body: "x".repeat(MB + 1) });
+    await expectError(unread, 401, "invalid_token_format");
+    const { token } = t.fixtures.world();
+    const order = await t.request("POST", "/api/v1/integration/statements", {
+      token,
+      body: "x".repeat(MB + 1),
+    });
     expect((await expectError(order, 413, "payload_too_large")).limit_bytes).toBe(MB);
+  });
+
+  test("no body is read before the route's token, admin bearer or session has passed", async () => {
+    const t = makeTestApp();
+    /** A request whose body counts the chunks anyone pulled from it. */
+    const counted = (path: string, headers: Record<string, string>) => {
+      const body = { pulled: 0 };
+      // highWaterMark 0: nothing is pulled until someone reads.
+      const stream = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            body.pulled++;
+            if (body.pulled > 4) return controller.close();
+            controller.enqueue(new TextEncoder().encode(body.pulled === 1 ? '{"a":"' : "xxxx"));
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      const request = new Request(`${BASE}${path}`, {
+        method: "POST",
+        headers,
+        body: stream,
+        duplex: "half",
+      } as RequestInit);
+      return { body, response: t.app.handle(request) };
+    };
+    const json = { "content-type": "application/json" };
+    const cases: [string, Record<string, string>, number][] = [
+      ["/api/v1/integration/statements", json, 401],
+      [
+        "/api/v1/integration/statements",
+        { ...json, authorization: `Bearer svc_live_${"Z".repeat(40)}` },
+        401,
+      ],
+      ["/admin/api/companies", { ...json, authorization: "Bearer wrong-admin-token" }, 401],
+      ["/admin/api/companies", json, 401],
+      ["/api/v1/integration/statements/import", json, 415],
+      ["/api/v1/integration/payments/imports", json, 415],
+      ["/admin/statements/import", json, 415],
+      ["/admin/companies", { "content-type": "application/x-www-form-urlencoded" }, 303],
+      ["/api/v1/mcp", json, 401],
+      ["/mcp", json, 401],
+      ["/api/v1/mcp/tools/list_bank_accounts/call", json, 401],
+    ];
+    for (const [path, headers, status] of cases) {
+      const { body, response } = counted(path, headers);
+      const res = await response;
+      expect({ path, status: res.status, pulled: body.pulled }).toEqual({ path, status, pulled: 0 });
+    }
   });
 
   test("a body of exactly 1 MB is read (no 413)", async () => {

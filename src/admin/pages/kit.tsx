@@ -11,6 +11,7 @@ import { BankError } from "../../banks/adapter";
 import type { Clock } from "../../core/clock";
 import { ApiError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
+import { readBody } from "../../http/body-policy";
 import { type MultipartForm, readMultipart } from "../../http/multipart";
 import type { OAuthService } from "../../oauth/service";
 import type { PaymentService } from "../../payments/service";
@@ -152,8 +153,9 @@ export function pageKit(deps: AdminPagesDeps) {
     (ctx: RouteContext): string | Promise<string> => {
       const session = sessionOf(ctx);
       if (!session) return send(ctx, redirect("/admin/login"));
-      return run(ctx, session, () =>
-        checked(ctx, session, formOf(ctx.body), (form) => handler(session, form, ctx)),
+      // The form is read only now, for a signed-in administrator.
+      return run(ctx, session, async () =>
+        checked(ctx, session, formOf(await readBody(ctx)), (form) => handler(session, form, ctx)),
       );
     };
 

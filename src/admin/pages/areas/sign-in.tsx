@@ -2,6 +2,7 @@
 import { NotFoundError } from "elysia";
 import { secretEquals } from "../../../auth/tokens";
 import { ApiError } from "../../../core/errors";
+import { readBody } from "../../../http/body-policy";
 import { refusedBearer } from "../../../http/client-limit";
 import type { RequestState } from "../../../http/request-state";
 import { APP_CSS, APP_JS } from "../assets";
@@ -88,12 +89,14 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
     post(
       "/admin/login",
       (ctx) =>
-        run(ctx, null, () => {
+        run(ctx, null, async () => {
           if (!sameOrigin(ctx.request, https(ctx))) {
             return loginPage(403, "Запрос отклонён: форма отправлена с другого сайта.");
           }
-          const next = returnPath(formOf(ctx.body)?.next);
-          const presented = formOf(ctx.body)?.token ?? "";
+          // The form (within its 16 KB) is read only for a post from our own pages.
+          const form = formOf(await readBody(ctx));
+          const next = returnPath(form?.next);
+          const presented = form?.token ?? "";
           // The right token always signs in: the lockout below is for wrong guesses only, so that
           // operators behind one address (a proxy svc is not told to trust) are never locked out
           // by someone else's guessing.
@@ -114,7 +117,12 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
           return redirect(next ?? LANDING, sessionCookie(session.id, https(ctx)));
         }),
       {
-        detail: pageDoc("Admin pages: sign in with SVC_ADMIN_TOKEN (401 wrong token, 429 throttled)", "form"),
+        // A sign-in form is a token and a return address: 16 KB is plenty.
+        bodyPolicy: { kind: "form", limit: 16 * 1024, invalid: "route", read: "route" },
+        detail: pageDoc(
+          "Admin pages: sign in with SVC_ADMIN_TOKEN (401 wrong token, 429 too many wrong ones from the address)",
+          "form",
+        ),
       },
     ),
     post(
