@@ -13,7 +13,7 @@ import { ApiError } from "../core/errors";
 import { normalizeIp, parseIp } from "./ip";
 import { WINDOW_MS, windowStartOf } from "./rate-limiter";
 
-export const DEFAULT_MAX_ADDRESSES = 10_000;
+const DEFAULT_MAX_ADDRESSES = 10_000;
 
 /** The count that stands for every address beyond `maxAddresses` in one window. */
 const CROWD = "*";

@@ -66,6 +66,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
               "Upload a 1C payment file",
               [
                 "payload_too_large",
+                "unsupported_media_type",
                 "invalid request body",
                 "validation_error",
                 ...ACCOUNT_ERRORS,

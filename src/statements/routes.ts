@@ -75,6 +75,7 @@ export function statementRoutes(
             "Import a statement from the bank's own 1C file",
             [
               "payload_too_large",
+              "unsupported_media_type",
               "invalid request body",
               "validation_error",
               ...ACCOUNT_ERRORS,
