@@ -33,8 +33,9 @@ export const clientLimitOption = new Elysia({ name: "client-limit-option" }).mac
 });
 
 export function clientLimiting(limiter: AddressLimiter, limits: ClientLimits) {
-  // Synchronous on purpose (no await, no returned call): the framework then keeps every route's
-  // handler synchronous.
+  // Synchronous on purpose: the framework takes a hook for asynchronous when its text awaits or
+  // returns a call, and then makes every route's handler asynchronous (the refusal is returned
+  // through a property for that reason; the transpiler would fold a local variable into a call).
   return new Elysia({ name: "client-limiting" })
     .use(withRequestState)
     .onTransform({ as: "global" }, (ctx) => {
@@ -46,8 +47,8 @@ export function clientLimiting(limiter: AddressLimiter, limits: ClientLimits) {
       if (limit.refuse === undefined) throw addressRefusal(decision);
       const answer = limit.refuse(decision.retryAfterSeconds);
       answer.headers.set("retry-after", String(decision.retryAfterSeconds));
-      const refused = status(429, answer);
-      return refused as never;
+      const refusal = { response: status(429, answer) };
+      return refusal.response as never;
     });
 }
 

@@ -129,3 +129,18 @@ describe("the counts stay bounded", () => {
     expect(addressKey(null)).toBe("unknown");
   });
 });
+
+describe("the hot path stays synchronous", () => {
+  test("no hook of the statement poll is one the framework would await (its rule: the text awaits or returns a call)", () => {
+    const t = makeTestApp();
+    const poll = t.app.routes.find(
+      (r) => r.method === "GET" && r.path === "/api/v1/integration/statements/:statement_id",
+    );
+    const transforms = (poll?.hooks as { transform?: { fn: () => unknown }[] }).transform ?? [];
+    expect(transforms.length).toBeGreaterThan(0);
+    for (const hook of transforms) {
+      expect(hook.fn.constructor.name).toBe("Function");
+      expect(/(?:return|=>)\s?\S+\(|a(?:sync|wait)/.test(hook.fn.toString())).toBe(false);
+    }
+  });
+});
