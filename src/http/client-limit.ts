@@ -5,9 +5,10 @@
 // the forwarded one), before its body is read. Over the limit: 429 with Retry-After. Bearers that
 // are refused (a wrong admin or metrics bearer) count against the same limit through
 // `refusedBearer`, and are audited once per address and window. No route path is named here.
-import { Elysia, status } from "elysia";
+import { Elysia } from "elysia";
 import { type AddressLimiter, addressRefusal } from "../auth/address-limiter";
 import { ApiError } from "../core/errors";
+import { OwnAnswer } from "./error-envelope";
 import { type RequestState, withRequestState } from "./request-state";
 
 export interface ClientLimit {
@@ -33,9 +34,9 @@ export const clientLimitOption = new Elysia({ name: "client-limit-option" }).mac
 });
 
 export function clientLimiting(limiter: AddressLimiter, limits: ClientLimits) {
-  // Synchronous on purpose: the framework takes a hook for asynchronous when its text awaits or
-  // returns a call, and then makes every route's handler asynchronous (the refusal is returned
-  // through a property for that reason; the transpiler would fold a local variable into a call).
+  // Synchronous on purpose (no await, no returned call): the framework would otherwise make
+  // every route's handler asynchronous. A refusal in the route's own words is thrown, and the
+  // error envelope sends it as it is.
   return new Elysia({ name: "client-limiting" })
     .use(withRequestState)
     .onTransform({ as: "global" }, (ctx) => {
@@ -47,8 +48,7 @@ export function clientLimiting(limiter: AddressLimiter, limits: ClientLimits) {
       if (limit.refuse === undefined) throw addressRefusal(decision);
       const answer = limit.refuse(decision.retryAfterSeconds);
       answer.headers.set("retry-after", String(decision.retryAfterSeconds));
-      const refusal = { response: status(429, answer) };
-      return refusal.response as never;
+      throw new OwnAnswer(answer);
     });
 }
 

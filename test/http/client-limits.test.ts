@@ -32,6 +32,12 @@ describe("routes that need no token", () => {
       const body = (await res.json()) as { error: string; error_description: string };
       expect(body.error).toBe("slow_down");
     }
+    // The access log records the 429s the routes sent.
+    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    const logged = t.logs
+      .map((l) => JSON.parse(l) as { msg: string; route?: string; status?: number })
+      .filter((l) => l.msg === "request" && l.route === "/oauth/register");
+    expect(logged.map((l) => l.status)).toEqual([429]);
     // Nothing was stored by the refused registration.
     expect(t.db.query<{ n: number }>("SELECT count(*) AS n FROM oauth_clients").get()?.n).toBe(0);
     // Another address has its own count; the next minute the first one starts again.
