@@ -142,7 +142,7 @@ describe("the hot path stays synchronous", () => {
     const poll = t.app.routes.find(
       (r) => r.method === "GET" && r.path === "/api/v1/integration/statements/:statement_id",
     );
-    const transforms = (poll?.hooks as { transform?: { fn: () => unknown }[] }).transform ?? [];
+    const transforms = (poll?.hooks as { transform?: { fn: () => unknown }[] } | undefined)?.transform ?? [];
     expect(transforms.length).toBeGreaterThan(0);
     for (const hook of transforms) {
       expect(hook.fn.constructor.name).toBe("Function");
