@@ -46,10 +46,19 @@ export function createApp(services: Services, options: AppOptions = {}) {
     version: options.version ?? pkg.version,
     metrics: services.metrics ?? undefined,
   };
-  // Wrong admin and metrics bearers: counted per client address, audited once per window.
+  // Wrong admin, metrics and sign-in tokens: counted per client address, audited (and logged) for
+  // an address's first refusal of a minute and the start of its lockout, never per attempt; the
+  // entry names the address and the time, never what was sent. A request answers even if its
+  // entry cannot be written.
   const refusals = (action: string, target: string) => ({
     limiter: services.clientLimiter,
     audit: (outcome: string, state: RequestState) => {
+      services.logger.warn("bearer refused", {
+        request_id: state.requestId,
+        ip: state.clientIp,
+        action,
+        outcome,
+      });
       try {
         services.admin.recordAction(
           action,
@@ -188,7 +197,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         adminToken: services.config.adminToken,
         trustedProxies: services.trustedProxies,
         socketIp: options.socketIp ?? defaultSocketIp,
-        clientLimiter: services.clientLimiter,
+        signInRefusals: refusals("admin.ui.sign_in", "admin-ui"),
         banks: () => services.banks.names(),
         payments: services.payments,
         oauth: services.oauth,

@@ -4,13 +4,13 @@
 // `get`/`post` (page-route.ts); index.tsx mounts them.
 
 import type { AuditLog } from "../../audit/audit-log";
-import type { AddressLimiter } from "../../auth/address-limiter";
 import type { IpRange } from "../../auth/ip";
 import { secretEquals } from "../../auth/tokens";
 import { BankError } from "../../banks/adapter";
 import type { Clock } from "../../core/clock";
 import { ApiError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
+import type { BearerRefusals } from "../../http/admin-auth";
 import { readBody } from "../../http/body-policy";
 import { type MultipartForm, readMultipart } from "../../http/multipart";
 import type { OAuthService } from "../../oauth/service";
@@ -38,8 +38,8 @@ export interface AdminPagesDeps {
   adminToken: string | null;
   trustedProxies: IpRange[];
   socketIp: SocketIp;
-  /** Wrong sign-ins counted per client address (SVC_PUBLIC_RATE_LIMIT_PER_MINUTE). */
-  clientLimiter: AddressLimiter;
+  /** Wrong sign-ins: counted per client address (SVC_PUBLIC_RATE_LIMIT_PER_MINUTE) and audited. */
+  signInRefusals: BearerRefusals;
   banks: () => string[];
   payments: PaymentService;
   oauth: OAuthService;

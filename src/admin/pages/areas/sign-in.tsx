@@ -4,7 +4,6 @@ import { secretEquals } from "../../../auth/tokens";
 import { ApiError } from "../../../core/errors";
 import { readBody } from "../../../http/body-policy";
 import { refusedBearer } from "../../../http/client-limit";
-import type { RequestState } from "../../../http/request-state";
 import { APP_CSS, APP_JS } from "../assets";
 import { formOf, LANDING, type Outcome, type PageKit, page, redirect } from "../kit";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
@@ -24,32 +23,8 @@ const ASSETS: Record<string, { type: string; body: string }> = {
 };
 
 export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
-  const { admin, logger } = kit.deps;
+  const { admin } = kit.deps;
   const { sessions, https, actorOf, sessionOf, frame, send, run, view, action } = kit;
-  /**
-   * A refused sign-in in the audit log (address and time; never what was typed), so an operator
-   * sees a guessing attempt on the audit page: the first refusal of an address in a minute and
-   * the start of its lockout, never each attempt. The page answers even if the entry cannot be
-   * written.
-   */
-  const auditSignIn = (outcome: "invalid_token" | "rate_limited", state: RequestState) => {
-    logger.warn("admin sign-in refused", { request_id: state.requestId, ip: state.clientIp, outcome });
-    try {
-      admin.recordAction(
-        "admin.ui.sign_in",
-        "admin-ui",
-        { requestId: state.requestId, ip: state.clientIp },
-        undefined,
-        outcome,
-      );
-    } catch (e) {
-      logger.error("audit write failed", {
-        request_id: state.requestId,
-        action: "admin.ui.sign_in",
-        error: e instanceof Error ? e.message : String(e),
-      });
-    }
-  };
   const loginPage = (
     status: number,
     error: string | null,
@@ -101,7 +76,10 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
           // operators behind one address (a proxy svc is not told to trust) are never locked out
           // by someone else's guessing.
           if (presented.length === 0 || !secretEquals(presented, adminToken)) {
-            const refusal = refusedBearer(kit.deps.clientLimiter, ctx.requestState, auditSignIn);
+            // Counted for the address; audited (admin.ui.sign_in, the address and the time, never
+            // what was typed) for its first refusal of the minute and the start of its lockout.
+            const { limiter, audit } = kit.deps.signInRefusals;
+            const refusal = refusedBearer(limiter, ctx.requestState, audit);
             if (refusal.code === "rate_limited") {
               const wait = String(refusal.details?.retry_after_seconds);
               return loginPage(429, `Слишком много неудачных попыток входа. Повторите через ${wait} с.`, {
