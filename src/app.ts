@@ -5,12 +5,15 @@ import pkg from "../package.json" with { type: "json" };
 import { adminApi } from "./admin/api";
 import { adminPages } from "./admin/pages";
 import type { Services } from "./container";
+import { errorText } from "./core/logger";
 import { apiReference } from "./http/api-reference";
 import { BODY_POLICY_DETAIL, type BodyPolicy } from "./http/body-policy";
 import type { SocketIp } from "./http/client-ip";
+import { CLIENT_LIMIT_DETAIL, type ClientLimit } from "./http/client-limit";
 import { httpCore } from "./http/core";
 import { routeDoc } from "./http/docs";
 import { registerFormats } from "./http/formats";
+import type { RequestState } from "./http/request-state";
 import { withoutTrailingSlash } from "./http/route-path";
 import { agentDispatcher, mcpRoutes, relayRoutes } from "./mcp";
 import { oauthRoutes } from "./oauth/routes";
@@ -33,6 +36,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   registerFormats();
   let routeTable: { method: string; path: string }[] = [];
   const bodyPolicies = new Map<string, BodyPolicy>();
+  const clientLimits = new Map<string, ClientLimit>();
   // The one agent pipeline behind /api/v1/mcp (static tokens), /mcp (OAuth) and the relay's paths.
   const agents = agentDispatcher({
     sessions: services.mcp.sessions,
@@ -49,6 +53,36 @@ export function createApp(services: Services, options: AppOptions = {}) {
     allowedOrigins: services.config.mcpAllowedOrigins,
     logger: services.logger,
   };
+  // Wrong admin, metrics and sign-in tokens: counted per client address, audited (and logged) for
+  // an address's first refusal of a minute and the start of its lockout, never per attempt; the
+  // entry names the address and the time, never what was sent. A request answers even if its
+  // entry cannot be written.
+  const refusals = (action: string, target: string) => ({
+    limiter: services.clientLimiter,
+    audit: (outcome: string, state: RequestState) => {
+      services.logger.warn("bearer refused", {
+        request_id: state.requestId,
+        ip: state.clientIp,
+        action,
+        outcome,
+      });
+      try {
+        services.admin.recordAction(
+          action,
+          target,
+          { requestId: state.requestId, ip: state.clientIp },
+          undefined,
+          outcome,
+        );
+      } catch (e) {
+        services.logger.error("audit write failed", {
+          request_id: state.requestId,
+          action,
+          error: errorText(e),
+        });
+      }
+    },
+  });
   // Statement downloads, the same for the integration API and the admin pages.
   const download = {
     exports: services.exportQueries,
@@ -66,6 +100,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
         socketIp: options.socketIp ?? defaultSocketIp,
         routes: () => routeTable,
         bodyPolicies: (method, route) => bodyPolicies.get(`${method} ${withoutTrailingSlash(route)}`),
+        clientLimits: (method, route) => clientLimits.get(`${method} ${withoutTrailingSlash(route)}`),
+        clientLimiter: services.clientLimiter,
         metrics: services.metrics ?? undefined,
       }),
     )
@@ -103,6 +139,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
       opsRoutes({
         metrics: services.metrics,
         metricsToken: services.config.metricsToken,
+        refusals: refusals("metrics.refused", "metrics"),
         readiness: {
           databaseWritable: databaseWritableCheck(() => services.store.writable(), services.clock),
           clock: services.clock,
@@ -144,6 +181,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         statements: services.statements,
         sandboxLog: services.sandboxLog,
         adminToken: services.config.adminToken,
+        refusals: refusals("admin.api.refused", "admin-api"),
       }),
     )
     .use(
@@ -156,6 +194,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         adminToken: services.config.adminToken,
         trustedProxies: services.trustedProxies,
         socketIp: options.socketIp ?? defaultSocketIp,
+        signInRefusals: refusals("admin.ui.sign_in", "admin-ui"),
         banks: () => services.banks.names(),
         payments: services.payments,
         oauth: services.oauth,
@@ -170,6 +209,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
     const detail = (r.hooks as { detail?: Record<string, unknown> } | undefined)?.detail;
     const policy = detail?.[BODY_POLICY_DETAIL] as BodyPolicy | undefined;
     if (policy) bodyPolicies.set(`${r.method} ${withoutTrailingSlash(r.path)}`, policy);
+    const limit = detail?.[CLIENT_LIMIT_DETAIL] as ClientLimit | undefined;
+    if (limit) clientLimits.set(`${r.method} ${withoutTrailingSlash(r.path)}`, limit);
   }
   return app;
 }

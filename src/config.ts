@@ -25,6 +25,9 @@ export interface Config {
   timezone: string;
   mcpAllowedOrigins: string[];
   trustProxy: string[];
+  /** SVC_PUBLIC_RATE_LIMIT_PER_MINUTE: requests per client address and minute on the routes that
+   *  need no token (OAuth, the well-known documents, the admin sign-in), and refused bearers. */
+  publicRateLimitPerMinute: number;
   logLevel: LogLevel;
   /** Worker threads per large statement export; 0 renders every export in the server's thread. */
   exportThreads: number;
@@ -203,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     timezone,
     mcpAllowedOrigins: origins,
     trustProxy,
+    publicRateLimitPerMinute: int(env, "SVC_PUBLIC_RATE_LIMIT_PER_MINUTE", 60, 1, 100_000),
     logLevel,
     exportThreads: int(env, "SVC_EXPORT_THREADS", Math.min(2, availableParallelism()), 0, 16),
     metricsToken: metricsToken === "" ? null : metricsToken,

@@ -4,6 +4,7 @@ import { AdminService } from "./admin/service";
 import { AuditBatcher } from "./audit/audit-batcher";
 import { AuditLog } from "./audit/audit-log";
 import { AccessPolicy } from "./auth/access-policy";
+import { AddressLimiter } from "./auth/address-limiter";
 import { TokenGuard } from "./auth/guard";
 import { type IpRange, parseIpRange } from "./auth/ip";
 import { InMemoryRateLimiter, type RateLimiter } from "./auth/rate-limiter";
@@ -79,7 +80,9 @@ export function buildServices(
     (store.kind === "postgres"
       ? new PostgresRateLimiter(store.pool, clock, config.databaseTimeoutMs)
       : new InMemoryRateLimiter(clock));
-  const guard = new TokenGuard(tokens, rateLimiter, clock, logger);
+  // Requests without a token to count by, per client address; each replica counts its own.
+  const clientLimiter = new AddressLimiter(clock, config.publicRateLimitPerMinute);
+  const guard = new TokenGuard(tokens, rateLimiter, clock, logger, clientLimiter);
   const access = new AccessPolicy(accounts);
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
 
@@ -217,6 +220,7 @@ export function buildServices(
     audit,
     agentAudit,
     rateLimiter,
+    clientLimiter,
     guard,
     access,
     secretBox,

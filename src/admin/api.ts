@@ -3,7 +3,8 @@ import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { SqlSandboxRequestLog } from "../banks/sandbox/sql-request-log";
 import type { ErrorCode } from "../core/errors";
-import { adminAuth } from "../http/admin-auth";
+import { adminAuth, type BearerRefusals } from "../http/admin-auth";
+import { bodyPolicyOption } from "../http/body-policy";
 import { JSON_BODY, routeDoc, type SuccessDoc } from "../http/docs";
 import type { OAuthService } from "../oauth/service";
 import { BalanceSchema, StatementPageSchema, StatementSchema } from "../statements/model";
@@ -55,14 +56,24 @@ export interface AdminApiDeps {
   sandboxLog: SqlSandboxRequestLog;
   adminToken: string | null;
   oauth: OAuthService;
+  /** Wrong bearers: counted per client address and audited once per window. */
+  refusals: BearerRefusals;
 }
 
-export function adminApi({ admin: service, statements, sandboxLog, adminToken, oauth }: AdminApiDeps) {
+export function adminApi({
+  admin: service,
+  statements,
+  sandboxLog,
+  adminToken,
+  oauth,
+  refusals,
+}: AdminApiDeps) {
   return (
     new Elysia({ prefix: "/admin/api" })
-      .use(adminAuth(adminToken))
+      .use(bodyPolicyOption)
+      .use(adminAuth(adminToken, refusals))
       .post("/companies", ({ body, actor, status }) => status(201, service.createCompany(body, actor)), {
-        parse: JSON_BODY,
+        bodyPolicy: JSON_BODY,
         body: CreateCompanyBody,
         detail: doc("Create a company", [], {
           201: { description: "Company created", schema: CompanySchema },
@@ -75,7 +86,7 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken, o
         "/bank-accounts",
         ({ body, actor, status }) => status(201, service.createBankAccount(body, actor)),
         {
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           body: CreateBankAccountBody,
           detail: doc("Create a bank account", ["not_found"], {
             201: { description: "Account created", schema: BankAccountSchema },
@@ -90,7 +101,7 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken, o
         "/bank-accounts/:id/credentials",
         ({ params, body, actor }) => service.replaceCredentials(params.id, body.credentials, actor),
         {
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           params: IdParams,
           body: CredentialsBody,
           detail: doc(
@@ -132,7 +143,7 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken, o
           return status(201, { bank_accounts: await service.importAccounts(body, actor) });
         },
         {
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           body: ImportAccountsBody,
           detail: doc(
             "Add accounts the bank shows through an existing account's login (same company, environment and login)",
@@ -142,7 +153,7 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken, o
         },
       )
       .post("/tokens", ({ body, actor, status }) => status(201, service.createToken(body, actor)), {
-        parse: JSON_BODY,
+        bodyPolicy: JSON_BODY,
         body: CreateTokenBody,
         detail: doc("Create a token (the raw value is returned only here)", ["not_found"], {
           201: { description: "Token created", schema: CreatedTokenSchema },
@@ -154,7 +165,7 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken, o
       })
       .patch("/tokens/:id", ({ params, body, actor }) => service.patchToken(params.id, body, actor), {
         params: IdParams,
-        parse: JSON_BODY,
+        bodyPolicy: JSON_BODY,
         body: PatchTokenBody,
         detail: doc("Change a token", ["not_found"], ok(TokenSchema, "The token as changed")),
       })
@@ -196,7 +207,7 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken, o
           return view;
         },
         {
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           body: UiOrderBody,
           detail: doc('Order a statement via the UI (source "ui")', ["not_found", "bank_not_supported"], {
             201: { description: "Ordered", schema: StatementSchema },
@@ -237,7 +248,7 @@ export function adminApi({ admin: service, statements, sandboxLog, adminToken, o
         "/oauth/requests/:request_id/approve",
         ({ params, body, actor }) => oauth.approve(params.request_id, body, actor),
         {
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           body: OAuthApproveBody,
           detail: doc(
             "Approve: the client gets the chosen company's chosen accounts (read-only); redirect_to carries the code",

@@ -100,23 +100,40 @@ export const AUDIT_COLUMNS = [
   "protocol_revision",
 ] as const;
 
-/** An entry's values in AUDIT_COLUMNS order. */
+/** Characters kept of each text field other than the arguments (names, ids, outcomes: svc's own
+ *  are far shorter; a client's tool name, method or session id may be anything). */
+export const MAX_AUDIT_FIELD_CHARS = 256;
+
+/** A text field cut to MAX_AUDIT_FIELD_CHARS characters (whole code points), "…" marking a cut. */
+export function auditField(value: string): string;
+export function auditField(value: string | null | undefined): string | null;
+export function auditField(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  if (value.length <= MAX_AUDIT_FIELD_CHARS) return value;
+  let kept = value.slice(0, MAX_AUDIT_FIELD_CHARS - 1);
+  // Never leave half of a surrogate pair at the cut.
+  if (/[\uD800-\uDBFF]$/.test(kept)) kept = kept.slice(0, -1);
+  return `${kept}…`;
+}
+
+/** An entry's values in AUDIT_COLUMNS order: every text field capped (the arguments at 2 KB of
+ *  JSON, the rest at MAX_AUDIT_FIELD_CHARS), so that no request can store a large entry. */
 function auditRow(e: AuditEntryInput): (string | number | null)[] {
   return [
     e.at.toISOString(),
     e.actor,
-    e.apiTokenId ?? null,
-    e.mcpSessionId ?? null,
-    e.action,
-    e.tool ?? null,
-    e.target ?? null,
+    auditField(e.apiTokenId),
+    auditField(e.mcpSessionId),
+    auditField(e.action),
+    auditField(e.tool),
+    auditField(e.target),
     auditArguments(e.arguments),
-    e.outcome,
+    auditField(e.outcome),
     e.durationMs ?? null,
-    e.requestId ?? null,
-    e.ip ?? null,
+    auditField(e.requestId),
+    auditField(e.ip),
     e.transport ?? null,
-    e.protocolRevision ?? null,
+    auditField(e.protocolRevision),
   ];
 }
 

@@ -1,10 +1,14 @@
 // The token guard: the checks of a protected route, in the specification's order, first failure
-// wins: format -> rate limit -> known/revoked/expired -> IP -> purpose -> scope.
+// wins: format -> rate limit -> known/revoked/expired -> IP -> purpose -> scope. A presented value
+// that matches no token gets no count of its own (random values would make one each): it is
+// counted per client address, as requests without a token are, and refused 401 (429 once the
+// address is over SVC_PUBLIC_RATE_LIMIT_PER_MINUTE).
 // Per-account checks come later, from the access policy, once the request names an account.
 import type { Clock } from "../core/clock";
 import { ApiError } from "../core/errors";
 import { errorText, type Logger } from "../core/logger";
 import type { AccountGrant, TokenAuthRecord, TokenRepository } from "../db/repos/tokens";
+import { type AddressLimiter, addressRefusal } from "./address-limiter";
 import { type IpRange, ipAllowed, parseIpRange } from "./ip";
 import { type RateDecision, type RateLimiter, rateLimitHeaders } from "./rate-limiter";
 import { bearerValue, hashToken, isWellFormedToken, type TokenPurpose } from "./tokens";
@@ -45,6 +49,7 @@ export class TokenGuard {
     private readonly limiter: RateLimiter,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly addresses: AddressLimiter,
   ) {}
 
   /** The presented bearer value if it is well formed; throws 401 invalid_token_format otherwise. */
@@ -73,12 +78,10 @@ export class TokenGuard {
     const value = this.presentedToken(authorization);
     const hash = hashToken(value);
     const record = this.tokens.findByHash(hash);
-    if (record) identified?.(record.id);
+    if (!record) throw this.unknownToken(clientIp);
+    identified?.(record.id);
 
-    // A value that matches no token is limited by its hash, at the integration default.
-    const rate = record
-      ? this.limiter.hit(record.id, record.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT[record.purpose])
-      : this.limiter.hit(`unknown:${hash}`, DEFAULT_RATE_LIMIT.integration);
+    const rate = this.limiter.hit(record.id, record.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT[record.purpose]);
     if (rate instanceof Promise) {
       return rate.then(
         (decision) => this.admit(record, decision, clientIp, need),
@@ -90,9 +93,15 @@ export class TokenGuard {
     return this.admit(record, rate, clientIp, need);
   }
 
+  /** A value that matches no token: counted for its client address, never by itself. */
+  private unknownToken(clientIp: string | null): ApiError {
+    const decision = this.addresses.hit(clientIp);
+    return decision.allowed ? new ApiError("invalid_token") : addressRefusal(decision);
+  }
+
   /** The checks after the rate limit, in the specification's order. */
   private admit(
-    record: TokenAuthRecord | null,
+    record: TokenAuthRecord,
     rate: RateDecision,
     clientIp: string | null,
     need: Requirement,
@@ -107,7 +116,7 @@ export class TokenGuard {
     }
 
     const now = this.clock.now();
-    if (!record || record.revokedAt !== null || isExpired(record, now)) {
+    if (record.revokedAt !== null || isExpired(record, now)) {
       throw refused("invalid_token", rate);
     }
     // An OAuth access token is bound to /mcp (its audience); a static token never works there.

@@ -1,4 +1,6 @@
-// One access-log line per answered request (and its count for /metrics, where kept).
+// One access-log line per answered request (and its count for /metrics, where kept), with the
+// status of the response actually sent: a route that builds its own Response (OAuth answers, the
+// agent endpoint's 202 and 4xx) sets it there, not on the context.
 import { Elysia } from "elysia";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
@@ -10,7 +12,7 @@ export function accessLogPlugin(deps: { logger: Logger; metrics?: Pick<Metrics, 
     if (!state) return;
     const { request, set, route } = ctx;
     const ms = performance.now() - state.startedAt;
-    const status = typeof set.status === "number" ? set.status : 200;
+    const status = sentStatus(ctx as unknown as { responseValue?: unknown }, set.status);
     deps.metrics?.httpRequest(route || "unmatched", request.method, status, ms / 1000);
     deps.logger.info("request", {
       request_id: state.requestId,
@@ -22,4 +24,11 @@ export function accessLogPlugin(deps: { logger: Logger; metrics?: Pick<Metrics, 
       ip: state.clientIp,
     });
   });
+}
+
+/** The status that went out: the route's own Response carries it; otherwise the context's. */
+function sentStatus(ctx: { responseValue?: unknown }, status: number | string | undefined): number {
+  const sent = ctx.responseValue;
+  if (sent instanceof Response) return sent.status;
+  return typeof status === "number" ? status : 200;
 }

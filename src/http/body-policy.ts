@@ -1,9 +1,15 @@
 // Bodies: each route declares how its body is read — `bodyPolicy: { kind, limit }` in its options
 // (or once for a group with `.guard`) — and this plugin reads it so: JSON (the default, 1 MB), an
 // HTML form, or a stream the route reads itself (multipart uploads). No route path is named here.
-// Over the limit is 413 before anything is read (Content-Length) or as soon as the stream passes
-// it. A body that cannot be read as declared becomes 400 "invalid request body" after the route's
-// own checks (its token comes first), or is handed to routes that answer it themselves.
+//
+// A body is read only once the route knows it may be (decisions §20). Before anything is read:
+// over the limit is 413 (Content-Length), and a stream route that is sent anything but multipart
+// is 415 unsupported_media_type. A declared body is then read after the route's derive hooks,
+// where its token (or the admin bearer) is checked, and before its schema is: a request without a
+// token is refused without its body ever being read or parsed. A route whose own checks come later
+// (a session, a token checked in the handler) declares `read: "route"` and reads it with
+// `readBody` once they pass. A body that cannot be read as declared becomes 400 "invalid request
+// body", or is handed to routes that answer it themselves.
 import { Elysia } from "elysia";
 import { ApiError, invalidRequestBody } from "../core/errors";
 import { type RequestState, withRequestState } from "./request-state";
@@ -19,6 +25,10 @@ export interface BodyPolicy {
   /** "reject" (default): a bad body is 400 after the route's derive hooks (its authentication);
    *  "route": the route sees the INVALID_BODY marker and answers itself (JSON-RPC -32700, a form page). */
   invalid?: "reject" | "route";
+  /** "auth" (default): read after the route's derive hooks (its token check), before its schema;
+   *  "route": left unread until the route calls `readBody` (after a session or a token it checks
+   *  itself). Stream bodies are always the route's. */
+  read?: "auth" | "route";
 }
 
 export const DEFAULT_BODY_POLICY: BodyPolicy = { kind: "json", limit: MB };
@@ -33,6 +43,18 @@ export function isInvalidBody(body: unknown): body is InvalidBody {
 
 /** The body of a `stream` route: not read by the core. */
 const STREAMED = Object.freeze({ __streamed: true as const });
+
+/** The body of a declared route before it is read (see readBody). */
+const DEFERRED = Object.freeze({ __deferred: true as const });
+
+/** What the core knows of a body it has not read yet. */
+interface PendingBody {
+  policy: BodyPolicy;
+  contentType: string | undefined;
+}
+
+/** Pending bodies by request (the context object is the request's own). */
+const pending = new WeakMap<object, PendingBody>();
 
 /** An HTML form post: field name to value; a repeated name keeps its last value. */
 export type FormBody = Record<string, string>;
@@ -116,18 +138,78 @@ export type BodyPolicies = (method: string, route: string) => BodyPolicy | undef
 /** Where a route's declared policy is kept in its detail. */
 export const BODY_POLICY_DETAIL = "x-body-policy";
 
+/** Keeps a route's parse phase where the framework would skip it (its handler names no body). */
+const keepParsePhase = () => undefined;
+
+/** The hooks a declared policy gives its route (typed as the detail alone: the framework's types
+ *  do not take a parser's name from a macro; at run time it does). */
+function bodyPolicyHooks(policy: BodyPolicy): { detail: Record<string, unknown> } {
+  const detail = { [BODY_POLICY_DETAIL]: policy };
+  if (policy.kind === "stream" || policy.read === "route") return { detail, parse: keepParsePhase } as never;
+  return {
+    detail,
+    ...(policy.kind === "json" ? { parse: "json" } : {}),
+    transform: async (ctx: { body: unknown }) => {
+      await readBody(ctx);
+    },
+  } as never;
+}
+
 /** The route option `bodyPolicy`, for route plugins to declare theirs with types. */
 export const bodyPolicyOption = new Elysia({ name: "body-policy-option" }).macro({
   // The policy is kept in the route's OpenAPI detail (`x-body-policy`: the document shows each
-  // route's limit), where bodyParsing finds it through the route table. A route that streams its
-  // body never names `body` in its handler, and the framework would skip parsing, with the limit
-  // check in it: an empty parse hook of its own keeps the parse phase. (A route inside a `.guard`
-  // that declares a policy must not declare another one: the guard's would be the one kept.)
-  bodyPolicy: (policy: BodyPolicy) => ({
-    detail: { [BODY_POLICY_DETAIL]: policy } as Record<string, unknown>,
-    ...(policy.kind === "stream" ? { parse: () => undefined } : {}),
-  }),
+  // route's limit), where bodyParsing finds it through the route table. A JSON route names the
+  // framework's JSON parser too, so that the document shows its schema as application/json (the
+  // core's parse hook runs first and the framework's never does). A route that streams its body,
+  // or reads it itself, may never name `body` in its handler, and the framework would skip
+  // parsing, with the limit check in it: an empty parse hook of its own keeps the parse phase.
+  // The transform hook reads the body: the framework runs a route's own hooks after the derive
+  // hooks of the plugins it is in (its authentication) and before validating the body. (A route
+  // inside a `.guard` that declares a policy must not declare another one: the guard's would be
+  // the one kept.)
+  bodyPolicy: (policy: BodyPolicy) => bodyPolicyHooks(policy),
 });
+
+/**
+ * The request's body as its route declared it, read now if it was not yet (once; later calls give
+ * the same value). A body that cannot be read is the INVALID_BODY marker for routes that answer it
+ * themselves, else 400 "invalid request body"; over the limit is 413.
+ */
+export async function readBody(ctx: { body: unknown }): Promise<unknown> {
+  const waiting = pending.get(ctx);
+  if (ctx.body !== DEFERRED || waiting === undefined) return ctx.body;
+  pending.delete(ctx);
+  const { policy } = waiting;
+  const request = (ctx as unknown as { request: Request }).request;
+  const state = (ctx as unknown as { requestState: RequestState }).requestState;
+  const body = await readAndParse(request, policy, waiting.contentType);
+  ctx.body = body;
+  if (isInvalidBody(body)) {
+    state.bodyUnreadable = true;
+    if (policy.invalid !== "route") throw invalidRequestBody();
+  }
+  return body;
+}
+
+/** Reads a body within its policy's limit and parses it as declared (JSON, or a form). */
+async function readAndParse(
+  request: Request,
+  policy: BodyPolicy,
+  contentType: string | undefined,
+): Promise<unknown> {
+  const bytes = await readBodyLimited(request, policy.limit);
+  if (bytes.byteLength === 0) return null;
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    if (policy.kind === "form" && contentType?.startsWith("application/x-www-form-urlencoded")) {
+      return Object.fromEntries(new URLSearchParams(text)) as FormBody;
+    }
+    const value = JSON.parse(text) as unknown;
+    return hardenJson(value, policy.invalid !== "route") ? value : INVALID_BODY;
+  } catch {
+    return INVALID_BODY;
+  }
+}
 
 export function bodyParsing(policies: BodyPolicies) {
   const policyOf = (method: string, route: string) => policies(method, route) ?? DEFAULT_BODY_POLICY;
@@ -138,32 +220,33 @@ export function bodyParsing(policies: BodyPolicies) {
       .onParse({ as: "global" }, async (ctx) => {
         const { request, contentType, route } = ctx;
         const state = (ctx as unknown as { requestState: RequestState }).requestState;
-        const unreadable = () => {
-          state.bodyUnreadable = true;
-          return INVALID_BODY;
-        };
-        const policy = policyOf(request.method, route);
+        const declared = policies(request.method, route);
+        const policy = declared ?? DEFAULT_BODY_POLICY;
         // Over-limit bodies are refused before anything reads them.
         const length = request.headers.get("content-length");
         if (length !== null && Number(length) > policy.limit) throw payloadTooLarge(policy.limit);
         const multipart = contentType?.startsWith("multipart/form-data") ?? false;
-        if (policy.kind === "stream" && multipart) return STREAMED;
-        // A multipart body where none is read: left to the framework it would become fields
-        // JSON-decoded without the checks below. (Anything but multipart on a stream route is
-        // read, within the limit, and refused by the route as not multipart.)
-        if (multipart) return unreadable();
-        const bytes = await readBodyLimited(request, policy.limit);
-        if (bytes.byteLength === 0) return null;
-        try {
-          const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-          if (policy.kind === "form" && contentType?.startsWith("application/x-www-form-urlencoded")) {
-            return Object.fromEntries(new URLSearchParams(text)) as FormBody;
-          }
-          const value = JSON.parse(text) as unknown;
-          return hardenJson(value, policy.invalid !== "route") ? value : unreadable();
-        } catch {
-          return unreadable();
+        if (policy.kind === "stream") {
+          if (multipart) return STREAMED;
+          // An upload route takes multipart only: anything else is refused unread (decisions §20).
+          throw new ApiError("unsupported_media_type", undefined, {
+            expected: "multipart/form-data",
+          });
         }
+        // A multipart body where none is read: left to the framework it would become fields
+        // JSON-decoded without the checks of readBody.
+        if (multipart) {
+          state.bodyUnreadable = true;
+          return INVALID_BODY;
+        }
+        if (declared !== undefined) {
+          pending.set(ctx, { policy, contentType });
+          return DEFERRED;
+        }
+        // A route that declares nothing (none of svc's takes a body so) is read at once.
+        const body = await readAndParse(request, policy, contentType);
+        if (isInvalidBody(body)) state.bodyUnreadable = true;
+        return body;
       })
       // A route whose handler never reads its body is not parsed at all (the framework sees that):
       // its limit is still enforced, before its derive hooks check the token.

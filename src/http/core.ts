@@ -1,13 +1,16 @@
 // The HTTP core: small route-agnostic plugins, in the order they act — request id, client
-// address, body parsing by each route's declared policy, the error envelope, the access log.
+// address, body parsing by each route's declared policy, limits per client address where routes
+// declare them, the error envelope, the access log.
 // Nothing here names a feature's path; a route with a new kind of body declares it.
 import { Elysia } from "elysia";
+import type { AddressLimiter } from "../auth/address-limiter";
 import type { IpRange } from "../auth/ip";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
 import { accessLogPlugin } from "./access-log";
 import { type BodyPolicies, bodyParsing } from "./body-policy";
 import { clientIpPlugin, type SocketIp } from "./client-ip";
+import { type ClientLimits, clientLimiting } from "./client-limit";
 import { errorEnvelopePlugin } from "./error-envelope";
 import { requestIdPlugin } from "./request-id";
 
@@ -19,6 +22,10 @@ export interface HttpCoreDeps {
   routes: () => { method: string; path: string }[];
   /** Filled once the app is built: each route's declared body policy. */
   bodyPolicies: BodyPolicies;
+  /** Filled once the app is built: each route's declared limit per client address. */
+  clientLimits: ClientLimits;
+  /** Counts per client address (SVC_PUBLIC_RATE_LIMIT_PER_MINUTE). */
+  clientLimiter: AddressLimiter;
   metrics?: Pick<Metrics, "httpRequest">;
 }
 
@@ -27,6 +34,7 @@ export function httpCore(deps: HttpCoreDeps) {
     .use(requestIdPlugin())
     .use(clientIpPlugin(deps))
     .use(bodyParsing(deps.bodyPolicies))
+    .use(clientLimiting(deps.clientLimiter, deps.clientLimits))
     .use(errorEnvelopePlugin(deps))
     .use(accessLogPlugin(deps));
 }

@@ -15,6 +15,7 @@ export const TOKEN_ERRORS: ErrorCode[] = [
 ];
 
 import type { DocumentDecoration } from "elysia";
+import { type BodyPolicy, DEFAULT_BODY_POLICY } from "./body-policy";
 
 export type RouteDoc = DocumentDecoration;
 type Responses = Record<string, { description: string; content?: Record<string, { schema: object }> }>;
@@ -60,11 +61,10 @@ export function routeDoc(
 }
 
 /**
- * Route option for JSON bodies. At run time the HTTP core's parser (limits, invalid JSON) has
- * already produced the body; naming the parser lets the OpenAPI document show the body schema
- * under application/json (the generator skips parsers that are functions).
+ * The body policy of a JSON route (`bodyPolicy: JSON_BODY`): 1 MB, read by the HTTP core once the
+ * route's token has passed; the OpenAPI document shows its schema under application/json.
  */
-export const JSON_BODY = "json" as const;
+export const JSON_BODY: BodyPolicy = DEFAULT_BODY_POLICY;
 
 /** The OpenAPI request body of an upload route: multipart fields (strings; `file` a binary part). */
 export function multipartBody(fields: Record<string, { format?: string }>) {

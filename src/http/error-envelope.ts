@@ -15,6 +15,15 @@ import { errorText, type Logger } from "../core/logger";
 import { type RequestState, withRequestState } from "./request-state";
 import { withoutTrailingSlash } from "./route-path";
 
+/** A refusal a route answers in its own protocol (an OAuth error body, a DirectBank ResultBank)
+ *  rather than the envelope: thrown by a hook, sent as it is (with the request id). */
+export class OwnAnswer extends Error {
+  constructor(readonly response: Response) {
+    super(`answered ${response.status}`);
+    this.name = "OwnAnswer";
+  }
+}
+
 export interface ErrorEnvelopeDeps {
   logger: Logger;
   /** Filled once the app is built: method and path pattern of every route, for 405 answers. */
@@ -40,6 +49,11 @@ export function errorEnvelopePlugin(deps: ErrorEnvelopeDeps) {
   return new Elysia({ name: "error-envelope" }).use(withRequestState).onError({ as: "global" }, (ctx) => {
     const { code, error, set, request } = ctx;
     const state = (ctx as unknown as { requestState?: RequestState }).requestState;
+    if (error instanceof OwnAnswer) {
+      if (state) error.response.headers.set("x-request-id", state.requestId);
+      set.status = error.response.status;
+      return error.response;
+    }
     // A body that could not be read meets the route's schema after its derive hooks, where its
     // token was checked: refused as such, before any field is judged.
     const apiError =

@@ -9,7 +9,7 @@ import { Elysia } from "elysia";
 import type { TokenGuard } from "../auth/guard";
 import { ApiError, invalidRequestBody, validationError } from "../core/errors";
 import { isUuidV4 } from "../core/ids";
-import { bodyPolicyOption, DEFAULT_BODY_POLICY, isInvalidBody } from "../http/body-policy";
+import { bodyPolicyOption, DEFAULT_BODY_POLICY, isInvalidBody, readBody } from "../http/body-policy";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { type RequestState, type ResponseHeaders, withRequestState } from "../http/request-state";
 import { authenticateRequest } from "../http/token-auth";
@@ -89,9 +89,11 @@ export function relayRoutes(deps: RelayRouteDeps) {
     )
     .post(
       `${RELAY_TOOLS_PATH}/:name/call`,
-      async ({ request, requestState: state, set, body, params }) => {
+      async (ctx) => {
+        const { request, requestState: state, set, params } = ctx;
         const call = await authenticate(request, state, set.headers as ResponseHeaders);
-        const args = parseArguments(body);
+        // The body is read only now, for a token that passed.
+        const args = parseArguments(await readBody(ctx));
         const result = await deps.agents.toolCall(call, params.name, args, "not_found");
         if (result === null) {
           throw new ApiError("not_found", `Неизвестный инструмент: ${params.name}`, { tool: params.name });
@@ -100,7 +102,7 @@ export function relayRoutes(deps: RelayRouteDeps) {
       },
       {
         // The session header is checked before an unreadable body is refused (parseArguments).
-        bodyPolicy: { ...DEFAULT_BODY_POLICY, invalid: "route" },
+        bodyPolicy: { ...DEFAULT_BODY_POLICY, invalid: "route", read: "route" },
         detail: routeDoc(
           "agents",
           "Call an agent tool (stdio relay)",

@@ -14,7 +14,7 @@ import { Elysia } from "elysia";
 import type { Principal, TokenGuard } from "../auth/guard";
 import { ApiError, apiErrorOf, validationError } from "../core/errors";
 import { errorText, type Logger } from "../core/logger";
-import { bodyPolicyOption } from "../http/body-policy";
+import { bodyPolicyOption, readBody } from "../http/body-policy";
 import { routeDoc, TOKEN_ERRORS } from "../http/docs";
 import { type RequestState, type ResponseHeaders, withRequestState } from "../http/request-state";
 import { authenticateRequest } from "../http/token-auth";
@@ -87,8 +87,15 @@ export function mcpRoutes(deps: McpRouteDeps) {
     }
   }
 
-  async function handle(request: Request, state: RequestState, body: unknown, headers: ResponseHeaders) {
+  async function handle(
+    request: Request,
+    state: RequestState,
+    readMessage: () => Promise<unknown>,
+    headers: ResponseHeaders,
+  ) {
     const call = await authenticate(request, state, headers);
+    // The body is read only now, for a token that passed.
+    const body = await readMessage();
     if (isModernRequest(body, request.headers.get("mcp-protocol-version"))) {
       return deps.agents.modernRequest(call, body, request.headers);
     }
@@ -102,15 +109,16 @@ export function mcpRoutes(deps: McpRouteDeps) {
     .use(bodyPolicyOption)
     .post(
       path,
-      async ({ request, requestState: state, body, set }) => {
+      async (ctx) => {
+        const { request, requestState: state, set } = ctx;
         const headers = set.headers as ResponseHeaders;
         try {
-          return await handle(request, state, body, headers);
+          return await handle(request, state, () => readBody(ctx), headers);
         } catch (e) {
           // Ours, or an error that says how it is answered (the shared database not answering:
           // the envelope's 503, as on REST, never a JSON-RPC internal error).
           if (apiErrorOf(e)) throw e;
-          const id = salvageId(body);
+          const id = salvageId(ctx.body);
           deps.logger.error("agent request failed", {
             request_id: state.requestId,
             error: errorText(e),
@@ -123,8 +131,9 @@ export function mcpRoutes(deps: McpRouteDeps) {
         }
       },
       {
-        // An unreadable body is answered in JSON-RPC (-32700), after the token checks.
-        bodyPolicy: { kind: "json", limit: AGENT_BODY_LIMIT, invalid: "route" },
+        // Read by the handler once the token checks passed; an unreadable body is answered in
+        // JSON-RPC (-32700).
+        bodyPolicy: { kind: "json", limit: AGENT_BODY_LIMIT, invalid: "route", read: "route" },
         detail: routeDoc(
           "agents",
           "Agent endpoint (MCP Streamable HTTP, JSON-RPC 2.0)",

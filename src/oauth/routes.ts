@@ -3,6 +3,7 @@
 // clients get OAuth answers ({error, error_description}, RFC 6749 §5.2), never the REST envelope.
 import { Elysia } from "elysia";
 import { bodyPolicyOption, isInvalidBody } from "../http/body-policy";
+import { clientLimitOption } from "../http/client-limit";
 import { securityHeaders } from "../http/security-headers";
 import { OAuthError, type OAuthService } from "./service";
 
@@ -42,6 +43,12 @@ function formOf(body: unknown): Record<string, string> | null {
   return out;
 }
 
+/** Every route here needs no token: limited per client address, refused the OAuth way (§20). */
+const PER_ADDRESS = {
+  refuse: (seconds: number) =>
+    oauthError(new OAuthError("slow_down", `too many requests; retry in ${seconds} s`, 429)),
+};
+
 const doc = (summary: string, description: string) =>
   ({ summary, tags: ["oauth"], description, security: [] }) as never;
 
@@ -56,10 +63,13 @@ function errorPage(message: string): Response {
 export function oauthRoutes(service: OAuthService) {
   return new Elysia({ name: "oauth" })
     .use(bodyPolicyOption)
+    .use(clientLimitOption)
     .get("/.well-known/oauth-protected-resource/mcp", () => service.protectedResourceMetadata(), {
+      clientLimit: PER_ADDRESS,
       detail: doc("Protected resource metadata of /mcp (RFC 9728)", "Where agents learn how to sign in."),
     })
     .get("/.well-known/oauth-authorization-server", () => service.authorizationServerMetadata(), {
+      clientLimit: PER_ADDRESS,
       detail: doc(
         "Authorization server metadata (RFC 8414)",
         "Endpoints, PKCE S256, client metadata documents.",
@@ -78,6 +88,7 @@ export function oauthRoutes(service: OAuthService) {
       },
       {
         bodyPolicy: { kind: "json", limit: FORM_LIMIT, invalid: "route" },
+        clientLimit: PER_ADDRESS,
         detail: doc(
           "Dynamic client registration (RFC 7591)",
           "Public clients (PKCE) or clients with a secret.",
@@ -95,6 +106,7 @@ export function oauthRoutes(service: OAuthService) {
         });
       },
       {
+        clientLimit: PER_ADDRESS,
         detail: doc(
           "Authorization request (code flow, PKCE S256)",
           "A valid request goes to the operator's consent page (/admin/oauth/consent/{request_id}); the answer comes back to the client's redirect_uri with code, state and iss.",
@@ -116,6 +128,7 @@ export function oauthRoutes(service: OAuthService) {
       },
       {
         bodyPolicy: { kind: "form", limit: FORM_LIMIT, invalid: "route" },
+        clientLimit: PER_ADDRESS,
         detail: doc(
           "Token endpoint",
           "authorization_code (with code_verifier) and refresh_token (rotating).",
@@ -138,6 +151,7 @@ export function oauthRoutes(service: OAuthService) {
       },
       {
         bodyPolicy: { kind: "form", limit: FORM_LIMIT, invalid: "route" },
+        clientLimit: PER_ADDRESS,
         detail: doc("Token revocation (RFC 7009)", "Revokes the whole grant of a refresh or access token."),
       },
     );

@@ -3,7 +3,10 @@
 import { timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import { ApiError } from "../core/errors";
+import type { BearerRefusals } from "../http/admin-auth";
+import { refusedBearer } from "../http/client-limit";
 import { routeDoc } from "../http/docs";
+import { withRequestState } from "../http/request-state";
 import type { PrometheusMetrics } from "./metrics";
 import { checkReadiness, type ReadinessDeps } from "./readiness";
 
@@ -17,16 +20,21 @@ export function opsRoutes(deps: {
   metrics: PrometheusMetrics | null;
   metricsToken: string | null;
   readiness: ReadinessDeps;
+  /** Wrong bearers: counted per client address and audited once per window. */
+  refusals: BearerRefusals;
 }) {
   return new Elysia()
+    .use(withRequestState)
     .get(
       "/metrics",
-      async ({ request }) => {
+      async ({ request, requestState }) => {
         if (!deps.metrics || !deps.metricsToken) throw new ApiError("not_found");
         const header = request.headers.get("authorization") ?? "";
         const match = /^Bearer (\S+)$/.exec(header);
         if (!match) throw new ApiError("invalid_token_format");
-        if (!sameSecret(match[1] as string, deps.metricsToken)) throw new ApiError("invalid_token");
+        if (!sameSecret(match[1] as string, deps.metricsToken)) {
+          throw refusedBearer(deps.refusals.limiter, requestState, deps.refusals.audit);
+        }
         return new Response(await deps.metrics.text(), {
           headers: { "content-type": deps.metrics.contentType },
         });
@@ -35,7 +43,7 @@ export function opsRoutes(deps: {
         detail: routeDoc(
           "service",
           "Prometheus metrics (Bearer SVC_METRICS_TOKEN); 404 when that is unset",
-          ["invalid_token_format", "invalid_token", "not_found"],
+          ["invalid_token_format", "invalid_token", "rate_limited", "not_found"],
           { security: "none" },
         ),
       },

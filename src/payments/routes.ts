@@ -66,6 +66,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
               "Upload a 1C payment file",
               [
                 "payload_too_large",
+                "unsupported_media_type",
                 "invalid request body",
                 "validation_error",
                 ...ACCOUNT_ERRORS,
@@ -100,7 +101,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
           service.submitImport(principal, params.import_id, body, contextOf(requestState)),
         {
           params: ImportIdParams,
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           body: SubmitBody,
           detail: doc(
             "Submit every draft item of an import to the bank",
@@ -121,7 +122,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
           service.submitItem(principal, params.import_id, params.item_id, body, contextOf(requestState)),
         {
           params: ItemIdParams,
-          parse: JSON_BODY,
+          bodyPolicy: JSON_BODY,
           body: SubmitBody,
           detail: doc(
             "Submit one item of an import to the bank",

@@ -41,7 +41,7 @@ export function statementRoutes(deps: { guard: TokenGuard; service: StatementSer
         return statement;
       },
       {
-        parse: JSON_BODY,
+        bodyPolicy: JSON_BODY,
         body: OrderStatementBody,
         detail: doc(
           "Order a statement",
@@ -72,6 +72,7 @@ export function statementRoutes(deps: { guard: TokenGuard; service: StatementSer
             "Import a statement from the bank's own 1C file",
             [
               "payload_too_large",
+              "unsupported_media_type",
               "invalid request body",
               "validation_error",
               ...ACCOUNT_ERRORS,

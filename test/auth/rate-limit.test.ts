@@ -50,7 +50,7 @@ describe("rate limit", () => {
     await expectError(await t.request("GET", PATH, { token: w.token }), 429, "rate_limited");
   });
 
-  test("defaults: 60 for integration tokens, 300 for mcp tokens; unknown tokens are limited by their hash", async () => {
+  test("defaults: 60 for integration tokens, 300 for mcp tokens; unknown tokens count for their client address (SVC_PUBLIC_RATE_LIMIT_PER_MINUTE, 60)", async () => {
     const t = makeTestApp();
     const w = t.fixtures.world();
     const res = await t.request("GET", PATH, { token: w.token });
@@ -60,10 +60,11 @@ describe("rate limit", () => {
     expect(denied.headers.get("x-ratelimit-limit")).toBe("300");
     await expectError(denied, 403, "forbidden_purpose");
 
-    const unknown = `svc_live_${"Q".repeat(40)}`;
+    // Each a different value: none gets a count of its own, the address counts them all.
+    const unknown = (i: number) => `svc_live_${String(i).padStart(40, "Q")}`;
     for (let i = 0; i < 60; i++)
-      await expectError(await t.request("GET", PATH, { token: unknown }), 401, "invalid_token");
-    await expectError(await t.request("GET", PATH, { token: unknown }), 429, "rate_limited");
+      await expectError(await t.request("GET", PATH, { token: unknown(i) }), 401, "invalid_token");
+    await expectError(await t.request("GET", PATH, { token: unknown(60) }), 429, "rate_limited");
     // Another token is not affected.
     expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
   });

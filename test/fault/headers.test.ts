@@ -103,7 +103,7 @@ describe("hostile headers", () => {
             else await expectCleanRest(res, context);
             // Header values lose leading and trailing spaces on the way (Fetch rules).
             const sent = rid?.replace(/^[\t ]+|[\t ]+$/g, "");
-            if (sent !== undefined && /^[\x20-\x7e]{1,128}$/.test(sent)) expect(echoed).toBe(sent);
+            if (sent !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(sent)) expect(echoed).toBe(sent);
             else
               expect(echoed).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
           },

@@ -4,6 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Elysia } from "elysia";
+import { AddressLimiter } from "../../src/auth/address-limiter";
+import { ManualClock } from "../../src/core/clock";
 import { createLogger } from "../../src/core/logger";
 import {
   BODY_POLICY_DETAIL,
@@ -30,6 +32,8 @@ function tinyApp() {
         socketIp: () => "127.0.0.1",
         routes: () => routes,
         bodyPolicies: (method, route) => policies.get(`${method} ${route}`),
+        clientLimits: () => undefined,
+        clientLimiter: new AddressLimiter(new ManualClock("2026-11-20T09:00:00Z"), 60),
       }),
     )
     .use(bodyPolicyOption)

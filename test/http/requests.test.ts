@@ -66,17 +66,18 @@ describe("X-Request-Id", () => {
     expect(a.headers.get("x-request-id")).not.toBe(b.headers.get("x-request-id"));
   });
 
-  test("a client value of up to 128 printable ASCII characters is passed through", async () => {
+  test("a client value of 1 to 128 characters from [A-Za-z0-9._:-] is passed through", async () => {
     const t = makeTestApp();
-    for (const id of ["abc-123", "x".repeat(128), "trace id with spaces ~!@#$%^&*()[]{}"]) {
+    for (const id of ["abc-123", "x".repeat(128), "Trace.ID:2026-11-26_a.b", "0"]) {
       const res = await t.request("GET", "/healthz", { headers: { "x-request-id": id } });
       expect(res.headers.get("x-request-id")).toBe(id);
     }
   });
 
-  test("a value of 129 characters or with non-printable characters is replaced by a UUID", async () => {
+  test("a value of 129 characters, or with any other character, is replaced by a UUID", async () => {
     const t = makeTestApp();
-    for (const id of ["x".repeat(129), "abc\tdef", "abc\u0001def", "abc\u007fdef", "abcé"]) {
+    const others = ["trace id", "=HYPERLINK(1)", "a,b", 'a"b', "a;b", "a/b", "+1", "@x", "a|b", "a'b"];
+    for (const id of ["x".repeat(129), "abc\tdef", "abc\u0001def", "abc\u007fdef", "abcé", ...others]) {
       const res = await t.request("GET", "/healthz", { headers: { "x-request-id": id } });
       const got = res.headers.get("x-request-id");
       expect(got).toMatch(UUID_RE);
@@ -302,21 +303,85 @@ describe("request bodies", () => {
     await expectError(res2, 413, "payload_too_large");
   });
 
-  test("the agent endpoint allows 16 KB and the payment upload 10 MB, with or without a trailing slash", async () => {
+  test("the agent endpoint allows 16 KB; the payment upload takes multipart only, with or without a trailing slash", async () => {
     const t = makeTestApp();
+    const agent = t.fixtures.world({ purpose: "mcp" });
     for (const path of ["/api/v1/mcp", "/api/v1/mcp/"]) {
-      const res = await t.request("POST", path, { body: "x".repeat(16 * 1024 + 1) });
+      // Read only for a token that passed: without one, 401 and the body is never read.
+      const unread = await t.request("POST", path, { body: "x".repeat(16 * 1024 + 1) });
+      await expectError(unread, 401, "invalid_token_format");
+      const res = await t.request("POST", path, { token: agent.token, body: "x".repeat(16 * 1024 + 1) });
       const details = await expectError(res, 413, "payload_too_large");
       expect(details.limit_bytes).toBe(16 * 1024);
     }
+    // An upload takes multipart only: anything else is 415 before a byte is read; a multipart body
+    // is streamed by the route once the token has passed (10 MB, enforced while reading: see the
+    // payments tests), so without a token it is 401, unread, whatever its size.
+    const multipart = { "content-type": "multipart/form-data; boundary=b" };
     for (const upload of ["/api/v1/integration/payments/imports", "/api/v1/integration/payments/imports/"]) {
-      const notTooLarge = await t.request("POST", upload, { body: "x".repeat(2 * MB) });
-      expect(notTooLarge.status).not.toBe(413);
-      const tooLarge = await t.request("POST", upload, { body: "x".repeat(10 * MB + 1) });
-      expect((await expectError(tooLarge, 413, "payload_too_large")).limit_bytes).toBe(10 * MB);
+      const json = await t.request("POST", upload, { body: "x".repeat(10 * MB + 1) });
+      expect((await expectError(json, 415, "unsupported_media_type")).expected).toBe("multipart/form-data");
+      const large = await t.request("POST", upload, { body: "x".repeat(10 * MB + 1), headers: multipart });
+      await expectError(large, 401, "invalid_token_format");
     }
-    const order = await t.request("POST", "/api/v1/integration/statements", { body: "x".repeat(MB + 1) });
+    // A JSON body is read once the token has passed: without one it is 401, unread.
+    const unread = await t.request("POST", "/api/v1/integration/statements", { body: "x".repeat(MB + 1) });
+    await expectError(unread, 401, "invalid_token_format");
+    const { token } = t.fixtures.world();
+    const order = await t.request("POST", "/api/v1/integration/statements", {
+      token,
+      body: "x".repeat(MB + 1),
+    });
     expect((await expectError(order, 413, "payload_too_large")).limit_bytes).toBe(MB);
+  });
+
+  test("no body is read before the route's token, admin bearer or session has passed", async () => {
+    const t = makeTestApp();
+    /** A request whose body counts the chunks anyone pulled from it. */
+    const counted = (path: string, headers: Record<string, string>) => {
+      const body = { pulled: 0 };
+      // highWaterMark 0: nothing is pulled until someone reads.
+      const stream = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            body.pulled++;
+            if (body.pulled > 4) return controller.close();
+            controller.enqueue(new TextEncoder().encode(body.pulled === 1 ? '{"a":"' : "xxxx"));
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      const request = new Request(`${BASE}${path}`, {
+        method: "POST",
+        headers,
+        body: stream,
+        duplex: "half",
+      } as RequestInit);
+      return { body, response: t.app.handle(request) };
+    };
+    const json = { "content-type": "application/json" };
+    const cases: [string, Record<string, string>, number][] = [
+      ["/api/v1/integration/statements", json, 401],
+      [
+        "/api/v1/integration/statements",
+        { ...json, authorization: `Bearer svc_live_${"Z".repeat(40)}` },
+        401,
+      ],
+      ["/admin/api/companies", { ...json, authorization: "Bearer wrong-admin-token" }, 401],
+      ["/admin/api/companies", json, 401],
+      ["/api/v1/integration/statements/import", json, 415],
+      ["/api/v1/integration/payments/imports", json, 415],
+      ["/admin/statements/import", json, 415],
+      ["/admin/companies", { "content-type": "application/x-www-form-urlencoded" }, 303],
+      ["/api/v1/mcp", json, 401],
+      ["/mcp", json, 401],
+      ["/api/v1/mcp/tools/list_bank_accounts/call", json, 401],
+    ];
+    for (const [path, headers, status] of cases) {
+      const { body, response } = counted(path, headers);
+      const res = await response;
+      expect({ path, status: res.status, pulled: body.pulled }).toEqual({ path, status, pulled: 0 });
+    }
   });
 
   test("a body of exactly 1 MB is read (no 413)", async () => {
@@ -419,6 +484,43 @@ describe("access log", () => {
     expect(lines[0]?.route).toBe("/healthz");
     // The route is the pattern, not the concrete path.
     expect(lines[3]?.route).toBe("/admin/api/tokens/:id/revoke");
+  });
+
+  test("the status is the one sent, also where a route builds its own response (OAuth, agent 202/4xx)", async () => {
+    const t = makeTestApp({ SVC_METRICS_TOKEN: "metrics-token-0123456789" });
+    const agent = t.fixtures.world({ purpose: "mcp" });
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const sent: number[] = [];
+    const send = async (res: Promise<Response>) => sent.push((await res).status);
+    await send(
+      t.request("POST", "/oauth/register", {
+        body: { redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" },
+      }),
+    );
+    await send(t.request("POST", "/oauth/token", { body: "grant_type=nope", headers: form }));
+    await send(t.request("GET", "/oauth/authorize?client_id=nobody"));
+    // The stateless revision answers its own errors with a 4xx Response.
+    await send(
+      t.request("POST", "/api/v1/mcp", {
+        token: agent.token,
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "nope/nope",
+          params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } },
+        },
+      }),
+    );
+    await settle(t, sent.length);
+    expect(sent.slice(0, 3)).toEqual([201, 401, 400]);
+    expect(sent[3]).toBeGreaterThanOrEqual(400);
+    expect(accessLines(t).map((l) => l.status)).toEqual(sent);
+    const metrics = await (
+      await t.request("GET", "/metrics", { headers: { authorization: "Bearer metrics-token-0123456789" } })
+    ).text();
+    expect(metrics).toContain('route="/oauth/register",method="POST",status="201"');
+    expect(metrics).toContain('route="/oauth/token",method="POST",status="401"');
+    expect(metrics).not.toContain('route="/oauth/token",method="POST",status="200"');
   });
 
   test("api_token_id names the token of an authenticated request", async () => {

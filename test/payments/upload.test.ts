@@ -274,13 +274,14 @@ describe("upload: the request", () => {
     await expectError(await upload(t, token, "not-a-uuid", null), 400, "invalid request body");
   });
 
-  test("a JSON body is 400 validation_error", async () => {
+  test("a JSON body is 415 unsupported_media_type, before it is read (decisions §20)", async () => {
     const { t, token, accountId } = setup();
     const res = await t.request("POST", "/api/v1/integration/payments/imports", {
       token,
       body: { bank_account_id: accountId },
     });
-    await expectError(res, 400, "validation_error");
+    const details = await expectError(res, 415, "unsupported_media_type");
+    expect(details.expected).toBe("multipart/form-data");
   });
 
   test("a malformed multipart body is invalid request body", async () => {

@@ -50,12 +50,14 @@ export function adminPages(deps: AdminPagesDeps) {
     );
 
   const pages = new Elysia().use(withRequestState).use(bodyPolicyOption);
-  // A page that takes a file streams it (outside the guard below: one policy a route).
+  // A page with a body policy of its own (a file upload, the sign-in) is outside the guard below:
+  // one policy a route.
   for (const route of routes) if (route.bodyPolicy) mount(pages as never, route);
-  // HTML forms (and JSON, as ever); a body that cannot be read is refused by the page itself
-  // (the form's anti-forgery check), as a page, not as the API's envelope.
+  // HTML forms (and JSON, as ever), read by the page once its session (or, signing in, its
+  // origin) has passed; a body that cannot be read is refused by the page itself (the form's
+  // anti-forgery check), as a page, not as the API's envelope.
   return pages.guard(
-    { bodyPolicy: { kind: "form", limit: DEFAULT_BODY_POLICY.limit, invalid: "route" } },
+    { bodyPolicy: { kind: "form", limit: DEFAULT_BODY_POLICY.limit, invalid: "route", read: "route" } },
     (guarded) => {
       for (const route of routes) if (!route.bodyPolicy) mount(guarded as never, route);
       return guarded;

@@ -10,6 +10,8 @@ import { BankError } from "../../banks/adapter";
 import type { Clock } from "../../core/clock";
 import { ApiError } from "../../core/errors";
 import { errorText, type Logger } from "../../core/logger";
+import type { BearerRefusals } from "../../http/admin-auth";
+import { readBody } from "../../http/body-policy";
 import { type MultipartForm, readMultipart } from "../../http/multipart";
 import type { OAuthService } from "../../oauth/service";
 import type { PaymentService } from "../../payments/service";
@@ -36,6 +38,8 @@ export interface AdminPagesDeps {
   adminToken: string | null;
   trustedProxies: IpRange[];
   socketIp: SocketIp;
+  /** Wrong sign-ins: counted per client address (SVC_PUBLIC_RATE_LIMIT_PER_MINUTE) and audited. */
+  signInRefusals: BearerRefusals;
   banks: () => string[];
   payments: PaymentService;
   oauth: OAuthService;
@@ -148,8 +152,9 @@ export function pageKit(deps: AdminPagesDeps) {
     (ctx: RouteContext): string | Promise<string> => {
       const session = sessionOf(ctx);
       if (!session) return send(ctx, redirect("/admin/login"));
-      return run(ctx, session, () =>
-        checked(ctx, session, formOf(ctx.body), (form) => handler(session, form, ctx)),
+      // The form is read only now, for a signed-in administrator.
+      return run(ctx, session, async () =>
+        checked(ctx, session, formOf(await readBody(ctx)), (form) => handler(session, form, ctx)),
       );
     };
 

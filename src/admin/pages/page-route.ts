@@ -20,7 +20,7 @@ export interface PageRoute {
   path: string;
   handler: (ctx: RouteContext) => unknown;
   detail: RouteDoc;
-  /** Set for the one route that streams a file; every other page takes forms. */
+  /** Set where a page's body differs from the pages' forms (the file upload, the sign-in). */
   bodyPolicy?: BodyPolicy;
 }
 type RouteOptions = { detail: RouteDoc; bodyPolicy?: BodyPolicy };

@@ -1,4 +1,4 @@
-// Web sessions of the admin pages and the sign-in throttle. Both live in this process's memory:
+// Web sessions of the admin pages. They live in this process's memory:
 // a restart signs every administrator out, which is acceptable for a handful of operators and
 // keeps the session secret out of the database file.
 import { randomBytes } from "node:crypto";
@@ -97,40 +97,5 @@ export class AdminSessionStore {
 
   private sweep(now: number): void {
     for (const [id, session] of this.sessions) if (this.expired(session, now)) this.sessions.delete(id);
-  }
-}
-
-/** Failed sign-ins per client address in fixed one-minute windows; over the limit, the next
- *  attempts are refused without looking at the token until the window ends. */
-export class SignInThrottle {
-  private window = -1;
-  private failures = new Map<string, number>();
-
-  constructor(
-    private readonly clock: Clock,
-    readonly limitPerMinute = 10,
-  ) {}
-
-  /** Seconds to wait when this address is locked out now; null when it may try. */
-  retryAfter(key: string): number | null {
-    const nowMs = this.roll();
-    if ((this.failures.get(key) ?? 0) < this.limitPerMinute) return null;
-    return Math.max(1, Math.ceil(((this.window + 1) * 60_000 - nowMs) / 1000));
-  }
-
-  fail(key: string): void {
-    this.roll();
-    this.failures.set(key, (this.failures.get(key) ?? 0) + 1);
-  }
-
-  private roll(): number {
-    const nowMs = this.clock.now().getTime();
-    const window = Math.floor(nowMs / 60_000);
-    if (window !== this.window) {
-      // A new window forgets every counter: memory stays bounded by one minute of addresses.
-      this.window = window;
-      this.failures.clear();
-    }
-    return nowMs;
   }
 }

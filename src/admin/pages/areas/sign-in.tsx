@@ -2,9 +2,11 @@
 import { NotFoundError } from "elysia";
 import { secretEquals } from "../../../auth/tokens";
 import { ApiError } from "../../../core/errors";
+import { readBody } from "../../../http/body-policy";
+import { refusedBearer } from "../../../http/client-limit";
 import { APP_CSS, APP_JS } from "../assets";
 import { formOf, LANDING, type Outcome, type PageKit, page, redirect } from "../kit";
-import { get, type PageRoute, pageDoc, post, type RouteContext } from "../page-route";
+import { get, type PageRoute, pageDoc, post } from "../page-route";
 import {
   clearedSessionCookie,
   readCookie,
@@ -13,7 +15,6 @@ import {
   securityHeaders,
   sessionCookie,
 } from "../security";
-import { SignInThrottle } from "../session";
 import { LoginPage } from "../views/basics";
 
 const ASSETS: Record<string, { type: string; body: string }> = {
@@ -22,24 +23,8 @@ const ASSETS: Record<string, { type: string; body: string }> = {
 };
 
 export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
-  const { admin, logger } = kit.deps;
+  const { admin } = kit.deps;
   const { sessions, https, actorOf, sessionOf, frame, send, run, view, action } = kit;
-  const throttle = new SignInThrottle(kit.deps.clock);
-  /**
-   * A refused sign-in in the audit log (address and time; never what was typed), so an operator
-   * sees a guessing attempt on the audit page. The page answers even if the entry cannot be written.
-   */
-  const auditSignIn = (ctx: RouteContext, outcome: "invalid_token" | "rate_limited") => {
-    try {
-      admin.recordAction("admin.ui.sign_in", "admin-ui", actorOf(ctx), undefined, outcome);
-    } catch (e) {
-      logger.error("audit write failed", {
-        request_id: ctx.requestState.requestId,
-        action: "admin.ui.sign_in",
-        error: e instanceof Error ? e.message : String(e),
-      });
-    }
-  };
   const loginPage = (
     status: number,
     error: string | null,
@@ -79,27 +64,28 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
     post(
       "/admin/login",
       (ctx) =>
-        run(ctx, null, () => {
+        run(ctx, null, async () => {
           if (!sameOrigin(ctx.request, https(ctx))) {
             return loginPage(403, "Запрос отклонён: форма отправлена с другого сайта.");
           }
-          const ipKey = ctx.requestState.clientIp ?? "unknown";
-          const wait = throttle.retryAfter(ipKey);
-          if (wait !== null) {
-            auditSignIn(ctx, "rate_limited");
-            return loginPage(429, `Слишком много неудачных попыток входа. Повторите через ${wait} с.`, {
-              "retry-after": String(wait),
-            });
-          }
-          const next = returnPath(formOf(ctx.body)?.next);
-          const presented = formOf(ctx.body)?.token ?? "";
+          // The form (within its 16 KB) is read only for a post from our own pages.
+          const form = formOf(await readBody(ctx));
+          const next = returnPath(form?.next);
+          const presented = form?.token ?? "";
+          // The right token always signs in: the lockout below is for wrong guesses only, so that
+          // operators behind one address (a proxy svc is not told to trust) are never locked out
+          // by someone else's guessing.
           if (presented.length === 0 || !secretEquals(presented, adminToken)) {
-            throttle.fail(ipKey);
-            logger.warn("admin sign-in failed", {
-              request_id: ctx.requestState.requestId,
-              ip: ipKey,
-            });
-            auditSignIn(ctx, "invalid_token");
+            // Counted for the address; audited (admin.ui.sign_in, the address and the time, never
+            // what was typed) for its first refusal of the minute and the start of its lockout.
+            const { limiter, audit } = kit.deps.signInRefusals;
+            const refusal = refusedBearer(limiter, ctx.requestState, audit);
+            if (refusal.code === "rate_limited") {
+              const wait = String(refusal.details?.retry_after_seconds);
+              return loginPage(429, `Слишком много неудачных попыток входа. Повторите через ${wait} с.`, {
+                "retry-after": wait,
+              });
+            }
             return loginPage(401, "Неверный токен администратора.", undefined, next);
           }
           const previous = readCookie(ctx.request.headers.get("cookie"), SESSION_COOKIE);
@@ -109,7 +95,12 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
           return redirect(next ?? LANDING, sessionCookie(session.id, https(ctx)));
         }),
       {
-        detail: pageDoc("Admin pages: sign in with SVC_ADMIN_TOKEN (401 wrong token, 429 throttled)", "form"),
+        // A sign-in form is a token and a return address: 16 KB is plenty.
+        bodyPolicy: { kind: "form", limit: 16 * 1024, invalid: "route", read: "route" },
+        detail: pageDoc(
+          "Admin pages: sign in with SVC_ADMIN_TOKEN (401 wrong token, 429 too many wrong ones from the address)",
+          "form",
+        ),
       },
     ),
     post(
