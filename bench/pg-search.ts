@@ -176,7 +176,7 @@ function measure(port: SqlPort): void {
         ...PERIOD,
         limit: LIMIT,
         ...rest,
-        words: text === undefined ? undefined : searchWords(text)!,
+        words: text === undefined ? undefined : (searchWords(text) as string[]),
         after: page === "later" ? MIDDLE : undefined,
       };
       let rows = 0;

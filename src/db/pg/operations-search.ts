@@ -3,7 +3,9 @@
 import type { StatementOperation } from "../../formats/types";
 import type { OperationFilter } from "../../mcp/read-model";
 import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../../statements/queries";
+import { SEARCH_LIMITS, SearchBudgetExceeded } from "../search-limits";
 import type { SqlArray, SqlPort, SqlValue } from "../sql-port";
+import { PgQueryError } from "./sync-client";
 
 export interface PgOperationFilter extends Omit<OperationFilter, "match"> {
   /** The query's words as `searchWords` gives them (never empty); folded and split in SQL. */
@@ -49,12 +51,45 @@ interface Clause {
   params: Param[];
 }
 
-/** Stored operations of one account matching the filter, ordered by (doc_date, operation_id). */
+/**
+ * Stored operations of one account matching the filter, ordered by (doc_date, operation_id), in
+ * one read-only transaction whose statements may take `budgetMs` in all: each runs with
+ * `statement_timeout` set to what is left; one cancelled by it, or a search with nothing left,
+ * throws SearchBudgetExceeded (never a partial answer).
+ */
 export function searchOperations(
   port: SqlPort,
   f: PgOperationFilter,
   tuning: SearchTuning = TUNING,
+  budgetMs: number = SEARCH_LIMITS.postgresMs,
 ): StatementOperation[] {
+  const deadline = performance.now() + budgetMs;
+  const timeout = port.prepare<{ t: string }, [string]>(
+    "SELECT set_config('statement_timeout', ?, true) AS t",
+  );
+  const budget = () => {
+    const left = Math.floor(deadline - performance.now());
+    if (left < 1) throw new SearchBudgetExceeded(`more than ${budgetMs} ms`);
+    timeout.get(`${left}ms`);
+  };
+  try {
+    return port.transaction(() => search(port, f, tuning, budget));
+  } catch (e) {
+    // 57014: query_canceled, here by the statement timeout the search set.
+    if (e instanceof PgQueryError && e.code === "57014") {
+      throw new SearchBudgetExceeded(`more than ${budgetMs} ms`);
+    }
+    throw e;
+  }
+}
+
+function search(
+  port: SqlPort,
+  f: PgOperationFilter,
+  tuning: SearchTuning,
+  budget: () => void,
+): StatementOperation[] {
+  budget();
   if (f.words === undefined) {
     const o = conditions(f, f.after);
     return all<OperationDbRow>(port, {
@@ -79,6 +114,7 @@ export function searchOperations(
     for (const r of capped === -1 ? rows : rows.slice(0, capped)) found.push(operationFromRow(r));
     if (capped === -1) return found;
     from = { doc_date: rows[capped]!.span_after_date!, operation_id: rows[capped]!.span_after_id! };
+    budget();
   }
 }
 
