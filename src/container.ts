@@ -25,6 +25,7 @@ import { SqlSandboxRequestLog } from "./db/repos/sandbox-requests";
 import { TokenRepository } from "./db/repos/tokens";
 import { RowCache } from "./db/sqlite/row-cache";
 import { type Store, sqliteStore } from "./db/store";
+import type { SearchLimits } from "./db/search-limits";
 import { createMcpServices, type SessionStore } from "./mcp";
 import { OAuthRepository } from "./oauth/repository";
 import { OAuthService } from "./oauth/service";
@@ -48,6 +49,8 @@ export interface ServiceOverrides {
   exportThreads?: ExportThreadsOptions;
   /** How client metadata documents are fetched (a test's own TLS trust). */
   oauthFetch?: typeof fetch;
+  /** What one search_operations may cost (a test's small budget). */
+  searchLimits?: SearchLimits;
 }
 
 /** `store`: the database to work on; an opened SQLite database is taken as its store. */
@@ -193,6 +196,7 @@ export function buildServices(
     clock,
     logger,
     sessionStore: overrides.sessionStore,
+    searchLimits: overrides.searchLimits,
   });
   const trustedProxies = config.trustProxy.map(parseIpRange).filter((r): r is IpRange => r !== null);
 
