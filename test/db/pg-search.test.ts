@@ -19,7 +19,7 @@ import {
 } from "../../src/db/pg/operations-search";
 import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
-import { type SqlPort, type SqlValue, sqlitePort } from "../../src/db/sql-port";
+import { type SqlArray, type SqlPort, type SqlValue, sqlitePort } from "../../src/db/sql-port";
 import type { StatementOperation } from "../../src/formats/types";
 import { McpReadModel, searchWords } from "../../src/mcp/read-model";
 import { PG_MIGRATIONS } from "../helpers/pg";
@@ -569,4 +569,81 @@ describe("migration 0004_operations_search", () => {
       searchOperations(pg, { ...f, words: ["склад"], limit: 1 }, throughIndex).map((o) => o.operation_id),
     ).toEqual(["u2"]);
   });
+});
+
+describe("plans: a search reads only the asked account's operations", () => {
+  const rows = randomRows();
+  const stores = storesWith(rows);
+
+  test("every scan of operations is through an index whose condition holds the account (EXPLAIN)", () => {
+    const statements: { text: string; params: unknown[] }[] = [];
+    const recording: SqlPort = {
+      ...stores.pg,
+      prepare: <Row, P extends (SqlValue | SqlArray)[]>(text: string) => {
+        const s = stores.pg.prepare<Row, P>(text);
+        return {
+          get: (...p: P) => s.get(...p),
+          all: (...p: P) => {
+            if (text.includes("FROM operations o")) statements.push({ text, params: p });
+            return s.all(...p);
+          },
+          run: (...p: P) => s.run(...p),
+        };
+      },
+    };
+    // The module's plan sizes and tiny ones (which send the text through the GIN index's spans).
+    for (const tuning of [undefined, { window: (limit: number) => limit, spanCap: () => 2 }]) {
+      for (const words of [["опл"], ["12"], ["счет-факт"], ["зебра"], undefined]) {
+        searchOperations(
+          recording,
+          { bankAccountId: ACCOUNTS[1]!, dateFrom: day(0), dateTo: day(59), words, limit: 3 },
+          tuning,
+        );
+        searchOperations(
+          recording,
+          {
+            bankAccountId: ACCOUNTS[1]!,
+            dateFrom: day(0),
+            dateTo: day(59),
+            words,
+            counterpartyInn: INNS[0],
+            limit: 1,
+          },
+          tuning,
+        );
+      }
+    }
+    expect(statements.some((s) => s.text.includes("svc_search_days("))).toBe(true);
+    // As on a table too large to read whole: the planner must find a plan within the account.
+    stores.pg.prepare("SET enable_seqscan = off").run();
+    try {
+      for (const s of statements) {
+        const plan = stores.pg
+          .prepare<{ "QUERY PLAN": string }>(`EXPLAIN ${s.text}`)
+          .all(...(s.params as SqlValue[]))
+          .map((r) => r["QUERY PLAN"]);
+        const text = plan.join("\n");
+        expect(text).not.toMatch(/Seq Scan on operations/);
+        // Each index scan of operations and the condition under it.
+        plan.forEach((line, i) => {
+          const scan =
+            /(Bitmap Index Scan|Index Scan|Index Only Scan)(?: Backward)? (?:using|on) (operations_\w+)/.exec(
+              line,
+            );
+          if (!scan) return;
+          const cond = plan.slice(i + 1).find((l) => /Index Cond:/.test(l)) ?? "";
+          if (scan[2] === "operations_search_account_days_idx") {
+            expect(cond).toContain("svc_search_days(((bank_account_id || '|'::text) || doc_date)");
+          } else {
+            expect({ index: scan[2], cond }).toEqual({
+              index: scan[2],
+              cond: expect.stringContaining("bank_account_id = "),
+            });
+          }
+        });
+      }
+    } finally {
+      stores.pg.prepare("RESET enable_seqscan").run();
+    }
+  }, 120_000);
 });

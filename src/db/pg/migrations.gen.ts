@@ -11,6 +11,7 @@ import m7 from "../../../migrations-pg/0007_fleet_jobs.sql" with { type: "text" 
 import m8 from "../../../migrations-pg/0008_payment_submission_leases.sql" with { type: "text" };
 import m9 from "../../../migrations-pg/0009_audit_token_blocks_per_statement.sql" with { type: "text" };
 import m10 from "../../../migrations-pg/0010_operations_search_from_the_app.sql" with { type: "text" };
+import m11 from "../../../migrations-pg/0011_operations_search_by_account.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_baseline", when: 1795617535951, breakpoints: true, sql: m0 },
@@ -24,4 +25,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0008_payment_submission_leases", when: 1795634648175, breakpoints: true, sql: m8 },
   { tag: "0009_audit_token_blocks_per_statement", when: 1795635083047, breakpoints: true, sql: m9 },
   { tag: "0010_operations_search_from_the_app", when: 1795636829610, breakpoints: true, sql: m10 },
+  { tag: "0011_operations_search_by_account", when: 1795678070357, breakpoints: true, sql: m11 },
 ];

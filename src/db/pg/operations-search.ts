@@ -145,8 +145,8 @@ function textStatement(
   // PostgreSQL runs the branches of UNION ALL in turn and the spans in order, and stops at the
   // LIMIT: a common word never reaches the index. The edge (the last candidate of the window) is
   // read only when the window falls short. In the spans the period and the filters are hidden
-  // from the b-trees: the index's keys hold only the asked days; each span's matches are capped,
-  // then sorted.
+  // from the b-trees: the index's keys hold only the asked account's asked days (pg migration
+  // 0011: each key starts with the account); each span's matches are capped, then sorted.
   const text = `
     WITH candidates AS (
       SELECT o.* FROM operations o WHERE ${o.ordered.text} ${o.inPeriod.text} ${ORDER} LIMIT ?),
@@ -166,8 +166,9 @@ function textStatement(
        CROSS JOIN LATERAL (
          SELECT m.*, count(*) OVER () = ? AS span_capped FROM (
            SELECT ${OPERATION_COLUMNS} FROM operations o
-            WHERE svc_search_days(o.doc_date, o.counterparty_inn, o.amount, o.search)
-                  @@ svc_search_days_query(?::text[], ?::text, ?::int[], edge.days[span.first:span.last])
+            WHERE svc_search_days(o.bank_account_id || '|' || o.doc_date, o.counterparty_inn, o.amount, o.search)
+                  @@ svc_search_days_query(?::text[], ?::text, ?::int[],
+                       ARRAY(SELECT ?::text || '|' || d FROM unnest(edge.days[span.first:span.last]) AS d))
               AND o.search @@ ${query} AND ${o.rowFilters.text}
               AND (o.doc_date || '', o.operation_id) > (edge.doc_date, edge.operation_id)
             LIMIT ?) AS m
@@ -195,6 +196,7 @@ function textStatement(
     f.words!,
     f.counterpartyInn ?? null,
     amountBuckets(f),
+    f.bankAccountId,
     f.words!,
     ...o.rowFilters.params,
     cap,
