@@ -1,6 +1,7 @@
 // What the agent tools read, and nothing else: plain SELECTs over a connection that the database
 // itself refuses to write through (store.readPort). No method here writes; the connection could not.
 import { searchOperations as searchOnPostgres } from "../db/pg/operations-search";
+import { words as foldedWords } from "../db/pg/search-vector";
 import { SEARCH_LIMITS, SearchBudgetExceeded, type SearchLimits } from "../db/search-limits";
 import type { SqlPort } from "../db/sql-port";
 import type { RowCache } from "../db/sqlite/row-cache";
@@ -153,6 +154,7 @@ export class McpReadModel {
     // another company's statement, and none reads the whole index. The answer is exact once it fills the page or the candidates run
     // out; a search that would read more than its limits stops with SearchBudgetExceeded.
     const limits = this.searchLimits;
+    const cut = f.words.some((w) => ftsWord(w) !== w);
     const found: number[] = [];
     let read = 0;
     let lookups = 0;
@@ -163,7 +165,10 @@ export class McpReadModel {
         SQLITE_PAGE_MAX,
         f.limit * (PAGE_GROWTH[page] ?? SQLITE_PAGE_MAX),
       );
-      const step = this.textPage(f, from, next, Math.max(size, 1), f.limit - found.length);
+      // A word cut to the longest indexed prefix matches more than it says: every match of the
+      // page is then checked against the whole word.
+      const need = cut ? Math.max(size, 1) : f.limit - found.length;
+      const step = this.textPage(f, from, next, Math.max(size, 1), need);
       if (size <= 0) {
         if (step.read === 0) break;
         throw new SearchBudgetExceeded(`more than ${limits.candidateRows} operations to check`);
@@ -173,7 +178,8 @@ export class McpReadModel {
       if (lookups > limits.textLookups) {
         throw new SearchBudgetExceeded(`more than ${limits.textLookups} full-text lookups`);
       }
-      found.push(...(JSON.parse(step.found) as number[]));
+      const matched = JSON.parse(step.found) as number[];
+      found.push(...(cut ? this.wholeWords(matched, f.words).slice(0, f.limit - found.length) : matched));
       if (step.read < size || step.last_date === null) break;
       next = { doc_date: step.last_date, operation_id: step.last_id! };
     }
@@ -182,6 +188,29 @@ export class McpReadModel {
       `SELECT ${OPERATION_COLUMNS} FROM operations o WHERE o.id IN (${found.map(() => "?").join(",")}) ${order}`,
       found,
     );
+  }
+
+  /**
+   * The operations among `ids` (kept in their order) whose text holds every word whole: each word's
+   * folded parts as a phrase in one column, the last one a prefix, as the full-text index matches
+   * them (folded and split as svc_words does, which over the characters it covers is FTS5's own).
+   */
+  private wholeWords(ids: number[], words: string[]): number[] {
+    if (ids.length === 0) return [];
+    const texts = new Map(
+      this.port
+        .prepare<{ id: number; purpose: string; payer_name: string; payee_name: string; doc_number: string }>(
+          `SELECT id, purpose, payer_name, payee_name, doc_number FROM operations
+            WHERE id IN (${ids.map(() => "?").join(",")})`,
+        )
+        .all(...ids)
+        .map((r) => [r.id, [r.purpose, r.payer_name, r.payee_name, r.doc_number].map(foldedWords)] as const),
+    );
+    const phrases = words.map(foldedWords).filter((parts) => parts.length > 0);
+    return ids.filter((id) => {
+      const columns = texts.get(id) ?? [];
+      return phrases.every((parts) => columns.some((tokens) => holdsPhrase(tokens, parts)));
+    });
   }
 
   /**
@@ -308,7 +337,40 @@ export function searchWords(text: string): string[] | SearchWordsRefusal {
 /**
  * Search words as an FTS5 query: each word becomes a quoted string token (inner quotes doubled),
  * so no FTS5 operator or column filter can come from the user, with a prefix star; words are ANDed.
+ * A word whose last part is longer than the longest prefix index is cut to it (see `ftsWord`).
  */
 export function ftsQuery(words: string[]): string {
-  return words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(" ");
+  return words.map((w) => `"${ftsWord(w).replaceAll('"', '""')}"*`).join(" ");
+}
+
+/** The longest prefix the full-text index holds an index of (migration 0004: prefix='2 … 8'). */
+const FTS_PREFIX_MAX = 8;
+
+/**
+ * A search word as the full-text index can look it up within a rowid range: a prefix longer than
+ * any prefix index is a term FTS5 answers by merging every matching term's entries in the whole
+ * index, whatever range is asked, so the word's last part is cut to FTS_PREFIX_MAX characters (the
+ * matches are then checked against the whole word, see `wholeWords`).
+ */
+function ftsWord(word: string): string {
+  const last = [...word.matchAll(PART)].pop();
+  if (!last) return word;
+  let counted = 0;
+  let end = last.index;
+  for (const ch of last[0]) {
+    if (!/\p{M}/u.test(ch) && ++counted > FTS_PREFIX_MAX) return word.slice(0, end);
+    end += ch.length;
+  }
+  return word;
+}
+
+/** Whether `tokens` hold `parts` in a row, the last part as a prefix. */
+function holdsPhrase(tokens: string[], parts: string[]): boolean {
+  const n = parts.length;
+  for (let i = 0; i + n <= tokens.length; i++) {
+    let k = 0;
+    while (k < n - 1 && tokens[i + k] === parts[k]) k++;
+    if (k === n - 1 && tokens[i + k]!.startsWith(parts[k]!)) return true;
+  }
+  return false;
 }
