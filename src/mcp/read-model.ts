@@ -128,11 +128,7 @@ export class McpReadModel {
     if (this.port.dialect === "postgres") {
       return searchOnPostgres(this.port, f, undefined, this.searchLimits.postgresMs);
     }
-    const base = candidateFilter(f);
-    if (f.after) {
-      base.where.push("(o.doc_date > ? OR (o.doc_date = ? AND o.operation_id > ?))");
-      base.params.push(f.after.doc_date, f.after.doc_date, f.after.operation_id);
-    }
+    const base = candidateFilter(f, f.after);
     // With a counterparty, its index serves both the filter and the order; left to itself the
     // planner prefers the date index for the ORDER BY and scans the whole period.
     const from = `operations o ${f.counterpartyInn !== undefined ? "INDEXED BY operations_inn_idx" : ""}`;
@@ -226,12 +222,7 @@ export class McpReadModel {
     size: number,
     need: number,
   ): TextPage {
-    const q = candidateFilter(f);
-    // A row value: the index is entered at the key (the OR form reads from the period's start).
-    if (after) {
-      q.where.push("(o.doc_date, o.operation_id) > (?, ?)");
-      q.params.push(after.doc_date, after.operation_id);
-    }
+    const q = candidateFilter(f, after);
     return this.port
       .prepare<TextPage, (string | number)[]>(
         `WITH c AS MATERIALIZED (
@@ -262,10 +253,25 @@ interface TextPage {
   last_id: string | null;
 }
 
-/** The filter's conditions but the text and the cursor, over `operations o`. */
-function candidateFilter(f: OperationFilter): { where: string[]; params: (string | number)[] } {
-  const where = ["o.bank_account_id = ?", "o.doc_date >= ?", "o.doc_date <= ?"];
-  const params: (string | number)[] = [f.bankAccountId, f.dateFrom, f.dateTo];
+/**
+ * The filter's conditions but the text, over `operations o`, after the key `after` if given. The
+ * key is a row value and replaces the period's start, so that the index is entered at the key
+ * (beside the period's start, or as an OR, SQLite enters it at the period's start and reads every
+ * earlier page again).
+ */
+function candidateFilter(
+  f: OperationFilter,
+  after: OperationFilter["after"],
+): { where: string[]; params: (string | number)[] } {
+  const where = ["o.bank_account_id = ?", "o.doc_date <= ?"];
+  const params: (string | number)[] = [f.bankAccountId, f.dateTo];
+  if (after && after.doc_date >= f.dateFrom) {
+    where.push("(o.doc_date, o.operation_id) > (?, ?)");
+    params.push(after.doc_date, after.operation_id);
+  } else {
+    where.push("o.doc_date >= ?");
+    params.push(f.dateFrom);
+  }
   if (f.amountMinKopecks !== undefined) {
     where.push("o.amount >= ?");
     params.push(f.amountMinKopecks);
