@@ -19,6 +19,7 @@ import {
 } from "../../src/db/pg/operations-search";
 import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
+import { SearchBudgetExceeded } from "../../src/db/search-limits";
 import { type SqlArray, type SqlPort, type SqlValue, sqlitePort } from "../../src/db/sql-port";
 import type { StatementOperation } from "../../src/formats/types";
 import { McpReadModel, searchWords } from "../../src/mcp/read-model";
@@ -646,4 +647,45 @@ describe("plans: a search reads only the asked account's operations", () => {
       stores.pg.prepare("RESET enable_seqscan").run();
     }
   }, 120_000);
+});
+
+describe("the budget", () => {
+  const stores = storesWith(randomRows());
+
+  test("a statement past the search's time is cancelled by its statement_timeout: SearchBudgetExceeded, and the timeout stays the search's", () => {
+    const before = stores.pg.prepare<{ statement_timeout: string }>("SHOW statement_timeout").get()!;
+    // Every statement of the search first waits longer than the whole budget, on the same
+    // connection and in the search's transaction, after the search has set its timeout.
+    const slow: SqlPort = {
+      ...stores.pg,
+      prepare: <Row, P extends (SqlValue | SqlArray)[]>(text: string) => {
+        const s = stores.pg.prepare<Row, P>(text);
+        const wait = () => {
+          if (text.includes("FROM operations o")) stores.pg.prepare("SELECT pg_sleep(2)").get();
+        };
+        return {
+          get: (...p: P) => {
+            wait();
+            return s.get(...p);
+          },
+          all: (...p: P) => {
+            wait();
+            return s.all(...p);
+          },
+          run: (...p: P) => s.run(...p),
+        };
+      },
+    };
+    const f = { bankAccountId: ACCOUNTS[0]!, dateFrom: day(0), dateTo: day(59), limit: 3 };
+    for (const words of [["опл"], undefined]) {
+      expect(() => searchOperations(slow, { ...f, words }, undefined, 200)).toThrow(SearchBudgetExceeded);
+    }
+    // Nothing left of the budget: refused before a statement runs.
+    expect(() => searchOperations(stores.pg, { ...f, words: ["опл"] }, undefined, 0)).toThrow(
+      SearchBudgetExceeded,
+    );
+    // SET LOCAL: the connection's own timeout is back once the search's transaction ends.
+    expect(stores.pg.prepare<{ statement_timeout: string }>("SHOW statement_timeout").get()).toEqual(before);
+    expect(searchOperations(stores.pg, { ...f, words: ["опл"] })).toHaveLength(3);
+  }, 60_000);
 });
