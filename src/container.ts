@@ -26,6 +26,7 @@ import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
 import { BankConnectionRepository } from "./db/repos/connections";
 import { TokenRepository } from "./db/repos/tokens";
 import { RowCache } from "./db/row-cache";
+import type { SearchLimits } from "./db/search-limits";
 import { type Store, sqliteStore } from "./db/store";
 import { createMcpServices, type SessionStore } from "./mcp";
 import { OAuthRepository } from "./oauth/repository";
@@ -49,6 +50,8 @@ export interface ServiceOverrides {
   exportThreads?: ExportThreadsOptions;
   /** How client metadata documents are fetched (a test's own TLS trust). */
   oauthFetch?: typeof fetch;
+  /** What one search_operations may cost (a test's small budget). */
+  searchLimits?: SearchLimits;
 }
 
 /** `store`: the database to work on; an opened SQLite database is taken as its store. */
@@ -196,6 +199,7 @@ export function buildServices(
     clock,
     logger,
     sessionStore: overrides.sessionStore,
+    searchLimits: overrides.searchLimits,
   });
   const trustedProxies = config.trustProxy.map(parseIpRange).filter((r): r is IpRange => r !== null);
 

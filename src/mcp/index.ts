@@ -7,6 +7,7 @@ import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
 import type { FleetSchedule } from "../db/fleet-schedule";
 import type { CacheChanges, RowCache } from "../db/row-cache";
+import type { SearchLimits } from "../db/search-limits";
 import type { SqlPort } from "../db/sql-port";
 import type { BalanceRow } from "../statements/queries";
 import { McpReadModel } from "./read-model";
@@ -54,12 +55,14 @@ export function createMcpServices(deps: {
   clock: Clock;
   logger: Logger;
   sessionStore?: SessionStore;
+  /** What one search_operations may cost; SEARCH_LIMITS without it. */
+  searchLimits?: SearchLimits;
 }): McpServices {
   const { config, clock, logger } = deps;
   const sessionStore = deps.sessionStore ?? new SqlSessionStore(deps.port, deps.changes);
   const sessions = new SessionManager(sessionStore, clock, config.sessionTtlSeconds, logger);
   const tools = createToolRegistry({
-    read: new McpReadModel(deps.readPort, deps.balances),
+    read: new McpReadModel(deps.readPort, deps.balances, deps.searchLimits),
     access: deps.access,
     clock,
     balanceStaleSeconds: config.balanceStaleSeconds,

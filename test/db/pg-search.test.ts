@@ -19,7 +19,8 @@ import {
 } from "../../src/db/pg/operations-search";
 import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
-import { type SqlPort, type SqlValue, sqlitePort } from "../../src/db/sql-port";
+import { SearchBudgetExceeded } from "../../src/db/search-limits";
+import { type SqlArray, type SqlPort, type SqlValue, sqlitePort } from "../../src/db/sql-port";
 import type { StatementOperation } from "../../src/formats/types";
 import { McpReadModel, searchWords } from "../../src/mcp/read-model";
 import { PG_MIGRATIONS } from "../helpers/pg";
@@ -234,6 +235,12 @@ function plainFilter(rows: Row[], f: PgOperationFilter): string[] {
     .map(([, id]) => id);
 }
 
+/** The words the tool searches for in `text`; undefined when it would refuse the query. */
+function searched(text: string): string[] | undefined {
+  const words = searchWords(text);
+  return Array.isArray(words) ? words : undefined;
+}
+
 // ---- both stores ----
 
 class Stores {
@@ -357,7 +364,7 @@ describe("search on PostgreSQL = the SQLite read model = a plain filter", () => 
         bankAccountId: q.account,
         dateFrom: day(q.from),
         dateTo: day(Math.min(59, q.from + q.days)),
-        words: q.words && (searchWords(q.words.join(" ")) ?? undefined),
+        words: q.words && searched(q.words.join(" ")),
         counterpartyInn: q.inn,
         amountMinKopecks: q.amount && Math.min(...q.amount),
         amountMaxKopecks: q.amount && Math.max(...q.amount),
@@ -434,7 +441,7 @@ describe("named cases", () => {
       dateTo: day(60),
       limit: 50,
       ...rest,
-      words: words === undefined ? undefined : searchWords(words)!,
+      words: words === undefined ? undefined : searched(words),
     };
     const ids = stores.pages(f);
     expect(ids).toEqual(plainFilter(rows, f));
@@ -550,7 +557,7 @@ describe("migration 0004_operations_search", () => {
     const pg = syncPort(url);
     const f = { bankAccountId: "acc-u", dateFrom: "2024-05-01", dateTo: "2024-05-01", limit: 10 };
     const found = (text: string) =>
-      searchOperations(pg, { ...f, words: searchWords(text)! }).map((o) => o.operation_id);
+      searchOperations(pg, { ...f, words: searched(text) }).map((o) => o.operation_id);
     expect(found("аренд")).toEqual(["u1", "u2"]);
     expect(found("офис")).toEqual(["u1"]);
     expect(found("склад")).toEqual(["u2"]);
@@ -563,4 +570,122 @@ describe("migration 0004_operations_search", () => {
       searchOperations(pg, { ...f, words: ["склад"], limit: 1 }, throughIndex).map((o) => o.operation_id),
     ).toEqual(["u2"]);
   });
+});
+
+describe("plans: a search reads only the asked account's operations", () => {
+  const rows = randomRows();
+  const stores = storesWith(rows);
+
+  test("every scan of operations is through an index whose condition holds the account (EXPLAIN)", () => {
+    const statements: { text: string; params: unknown[] }[] = [];
+    const recording: SqlPort = {
+      ...stores.pg,
+      prepare: <Row, P extends (SqlValue | SqlArray)[]>(text: string) => {
+        const s = stores.pg.prepare<Row, P>(text);
+        return {
+          get: (...p: P) => s.get(...p),
+          all: (...p: P) => {
+            if (text.includes("FROM operations o")) statements.push({ text, params: p });
+            return s.all(...p);
+          },
+          run: (...p: P) => s.run(...p),
+        };
+      },
+    };
+    // The module's plan sizes and tiny ones (which send the text through the GIN index's spans).
+    for (const tuning of [undefined, { window: (limit: number) => limit, spanCap: () => 2 }]) {
+      for (const words of [["опл"], ["12"], ["счет-факт"], ["зебра"], undefined]) {
+        searchOperations(
+          recording,
+          { bankAccountId: ACCOUNTS[1]!, dateFrom: day(0), dateTo: day(59), words, limit: 3 },
+          tuning,
+        );
+        searchOperations(
+          recording,
+          {
+            bankAccountId: ACCOUNTS[1]!,
+            dateFrom: day(0),
+            dateTo: day(59),
+            words,
+            counterpartyInn: INNS[0],
+            limit: 1,
+          },
+          tuning,
+        );
+      }
+    }
+    expect(statements.some((s) => s.text.includes("svc_search_days("))).toBe(true);
+    // As on a table too large to read whole: the planner must find a plan within the account.
+    stores.pg.prepare("SET enable_seqscan = off").run();
+    try {
+      for (const s of statements) {
+        const plan = stores.pg
+          .prepare<{ "QUERY PLAN": string }>(`EXPLAIN ${s.text}`)
+          .all(...(s.params as SqlValue[]))
+          .map((r) => r["QUERY PLAN"]);
+        const text = plan.join("\n");
+        expect(text).not.toMatch(/Seq Scan on operations/);
+        // Each index scan of operations and the condition under it.
+        plan.forEach((line, i) => {
+          const scan =
+            /(Bitmap Index Scan|Index Scan|Index Only Scan)(?: Backward)? (?:using|on) (operations_\w+)/.exec(
+              line,
+            );
+          if (!scan) return;
+          const cond = plan.slice(i + 1).find((l) => /Index Cond:/.test(l)) ?? "";
+          if (scan[2] === "operations_search_account_days_idx") {
+            expect(cond).toContain("svc_search_days(((bank_account_id || '|'::text) || doc_date)");
+          } else {
+            expect({ index: scan[2], cond }).toEqual({
+              index: scan[2],
+              cond: expect.stringContaining("bank_account_id = "),
+            });
+          }
+        });
+      }
+    } finally {
+      stores.pg.prepare("RESET enable_seqscan").run();
+    }
+  }, 120_000);
+});
+
+describe("the budget", () => {
+  const stores = storesWith(randomRows());
+
+  test("a statement past the search's time is cancelled by its statement_timeout: SearchBudgetExceeded, and the timeout stays the search's", () => {
+    const before = stores.pg.prepare<{ statement_timeout: string }>("SHOW statement_timeout").get()!;
+    // Every statement of the search first waits longer than the whole budget, on the same
+    // connection and in the search's transaction, after the search has set its timeout.
+    const slow: SqlPort = {
+      ...stores.pg,
+      prepare: <Row, P extends (SqlValue | SqlArray)[]>(text: string) => {
+        const s = stores.pg.prepare<Row, P>(text);
+        const wait = () => {
+          if (text.includes("FROM operations o")) stores.pg.prepare("SELECT pg_sleep(2)").get();
+        };
+        return {
+          get: (...p: P) => {
+            wait();
+            return s.get(...p);
+          },
+          all: (...p: P) => {
+            wait();
+            return s.all(...p);
+          },
+          run: (...p: P) => s.run(...p),
+        };
+      },
+    };
+    const f = { bankAccountId: ACCOUNTS[0]!, dateFrom: day(0), dateTo: day(59), limit: 3 };
+    for (const words of [["опл"], undefined]) {
+      expect(() => searchOperations(slow, { ...f, words }, undefined, 200)).toThrow(SearchBudgetExceeded);
+    }
+    // Nothing left of the budget: refused before a statement runs.
+    expect(() => searchOperations(stores.pg, { ...f, words: ["опл"] }, undefined, 0)).toThrow(
+      SearchBudgetExceeded,
+    );
+    // SET LOCAL: the connection's own timeout is back once the search's transaction ends.
+    expect(stores.pg.prepare<{ statement_timeout: string }>("SHOW statement_timeout").get()).toEqual(before);
+    expect(searchOperations(stores.pg, { ...f, words: ["опл"] })).toHaveLength(3);
+  }, 60_000);
 });

@@ -395,9 +395,27 @@ describe("search_operations", () => {
 
 describe("helpers", () => {
   test("ftsQuery quotes every word as an FTS5 string with a prefix star", () => {
-    expect(ftsQuery(searchWords("Заработная плата")!)).toBe('"Заработная"* "плата"*');
-    expect(ftsQuery(searchWords('ООО "Рога')!)).toBe('"ООО"* """Рога"*');
-    expect(searchWords("  -- ** ")).toBeNull();
+    expect(ftsQuery(searchWords("Зарплата плата") as string[])).toBe('"Зарплата"* "плата"*');
+    // Longer than the longest prefix index: cut to 8 characters (the matches are checked whole).
+    expect(ftsQuery(searchWords("Заработная счёт-фактуре") as string[])).toBe('"Заработн"* "счет-фактуре"*');
+    expect(ftsQuery(searchWords('ООО "Рога') as string[])).toBe('"ООО"* """Рога"*');
+    expect(searchWords("  -- ** ")).toEqual({ refused: "no_words" });
+  });
+
+  test("searchWords leaves out parts of one character at a word's end, and words of no longer part", () => {
+    expect(searchWords("1 2 3 4 5 6 7 8 9 0 1 2")).toEqual({ refused: "no_words" });
+    expect(searchWords("т.ч. A-1 - я")).toEqual({ refused: "no_words" });
+    expect(searchWords("оплата 1 по №15/2 Йошкар-О счёт-а-фактура")).toEqual([
+      "оплата",
+      "по",
+      "№15",
+      "Йошкар",
+      "счет-а-фактура",
+    ]);
+    expect(searchWords("ab cd ef gh ij kl mn op")).toHaveLength(8);
+    expect(searchWords("ab cd ef gh ij kl mn op qr")).toEqual({ refused: "too_many_words", words: 9 });
+    // Short words do not count toward the cap.
+    expect(searchWords("ab cd ef gh ij kl mn op 1 2 3 4")).toHaveLength(8);
   });
 
   test("maskLongNumbers hides any run of 20+ digits in free text", () => {

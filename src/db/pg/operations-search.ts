@@ -3,7 +3,9 @@
 import type { StatementOperation } from "../../formats/types";
 import type { OperationFilter } from "../../mcp/read-model";
 import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../../statements/queries";
+import { SEARCH_LIMITS, SearchBudgetExceeded } from "../search-limits";
 import type { SqlArray, SqlPort, SqlValue } from "../sql-port";
+import { PgQueryError } from "./sync-client";
 
 export interface PgOperationFilter extends Omit<OperationFilter, "match"> {
   /** The query's words as `searchWords` gives them (never empty); folded and split in SQL. */
@@ -49,12 +51,45 @@ interface Clause {
   params: Param[];
 }
 
-/** Stored operations of one account matching the filter, ordered by (doc_date, operation_id). */
+/**
+ * Stored operations of one account matching the filter, ordered by (doc_date, operation_id), in
+ * one read-only transaction whose statements may take `budgetMs` in all: each runs with
+ * `statement_timeout` set to what is left; one cancelled by it, or a search with nothing left,
+ * throws SearchBudgetExceeded (never a partial answer).
+ */
 export function searchOperations(
   port: SqlPort,
   f: PgOperationFilter,
   tuning: SearchTuning = TUNING,
+  budgetMs: number = SEARCH_LIMITS.postgresMs,
 ): StatementOperation[] {
+  const deadline = performance.now() + budgetMs;
+  const timeout = port.prepare<{ t: string }, [string]>(
+    "SELECT set_config('statement_timeout', ?, true) AS t",
+  );
+  const budget = () => {
+    const left = Math.floor(deadline - performance.now());
+    if (left < 1) throw new SearchBudgetExceeded(`more than ${budgetMs} ms`);
+    timeout.get(`${left}ms`);
+  };
+  try {
+    return port.transaction(() => search(port, f, tuning, budget));
+  } catch (e) {
+    // 57014: query_canceled, here by the statement timeout the search set.
+    if (e instanceof PgQueryError && e.code === "57014") {
+      throw new SearchBudgetExceeded(`more than ${budgetMs} ms`);
+    }
+    throw e;
+  }
+}
+
+function search(
+  port: SqlPort,
+  f: PgOperationFilter,
+  tuning: SearchTuning,
+  budget: () => void,
+): StatementOperation[] {
+  budget();
   if (f.words === undefined) {
     const o = conditions(f, f.after);
     return all<OperationDbRow>(port, {
@@ -79,6 +114,7 @@ export function searchOperations(
     for (const r of capped === -1 ? rows : rows.slice(0, capped)) found.push(operationFromRow(r));
     if (capped === -1) return found;
     from = { doc_date: rows[capped]!.span_after_date!, operation_id: rows[capped]!.span_after_id! };
+    budget();
   }
 }
 
@@ -109,8 +145,8 @@ function textStatement(
   // PostgreSQL runs the branches of UNION ALL in turn and the spans in order, and stops at the
   // LIMIT: a common word never reaches the index. The edge (the last candidate of the window) is
   // read only when the window falls short. In the spans the period and the filters are hidden
-  // from the b-trees: the index's keys hold only the asked days; each span's matches are capped,
-  // then sorted.
+  // from the b-trees: the index's keys hold only the asked account's asked days (pg migration
+  // 0011: each key starts with the account); each span's matches are capped, then sorted.
   const text = `
     WITH candidates AS (
       SELECT o.* FROM operations o WHERE ${o.ordered.text} ${o.inPeriod.text} ${ORDER} LIMIT ?),
@@ -130,8 +166,9 @@ function textStatement(
        CROSS JOIN LATERAL (
          SELECT m.*, count(*) OVER () = ? AS span_capped FROM (
            SELECT ${OPERATION_COLUMNS} FROM operations o
-            WHERE svc_search_days(o.doc_date, o.counterparty_inn, o.amount, o.search)
-                  @@ svc_search_days_query(?::text[], ?::text, ?::int[], edge.days[span.first:span.last])
+            WHERE svc_search_days(o.bank_account_id || '|' || o.doc_date, o.counterparty_inn, o.amount, o.search)
+                  @@ svc_search_days_query(?::text[], ?::text, ?::int[],
+                       ARRAY(SELECT ?::text || '|' || d FROM unnest(edge.days[span.first:span.last]) AS d))
               AND o.search @@ ${query} AND ${o.rowFilters.text}
               AND (o.doc_date || '', o.operation_id) > (edge.doc_date, edge.operation_id)
             LIMIT ?) AS m
@@ -159,6 +196,7 @@ function textStatement(
     f.words!,
     f.counterpartyInn ?? null,
     amountBuckets(f),
+    f.bankAccountId,
     f.words!,
     ...o.rowFilters.params,
     cap,

@@ -36,7 +36,8 @@ function fold(text: string): string {
 /** svc_words: what unicode61 keeps as token characters, in the covered ranges. */
 const SEPARATORS = /[^0-9a-zª²³¹º¼½¾ßæðøþđħıĳĸŀłŉŋœŧμа-яѐ-џ]+/u;
 
-function words(text: string | null): string[] {
+/** The folded words of a text as svc_words (and, over the covered characters, FTS5) gives them. */
+export function words(text: string | null): string[] {
   if (text === null || text === "") return [];
   return fold(text)
     .split(SEPARATORS)

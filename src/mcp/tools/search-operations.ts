@@ -1,10 +1,11 @@
 import { Type } from "@sinclair/typebox";
 import { validationError } from "../../core/errors";
 import { ruDaysGenitive } from "../../core/plural";
+import { SearchBudgetExceeded } from "../../db/search-limits";
 import { isValidIsoDate } from "../../formats/dates";
 import { rublesToKopecks } from "../../formats/money";
 import { daysInclusive } from "../../statements/service";
-import { type OperationFilter, searchWords } from "../read-model";
+import { type OperationFilter, SEARCH_MAX_WORDS, SEARCH_MIN_CHARS, searchWords } from "../read-model";
 import { OperationSchema, operationView } from "../views";
 import { BankAccountId, Cursor, DATE_PATTERN, UNTRUSTED } from "./common";
 import type { ToolDefinition } from "./registry";
@@ -36,7 +37,9 @@ const input = Type.Object(
         maxLength: 200,
         description:
           "Words to find in purpose, counterparty names or document number; case-insensitive, " +
-          "Cyrillic included, each word matches as a prefix, all words must match",
+          "Cyrillic included, each word matches as a prefix, all words must match. At most " +
+          `${SEARCH_MAX_WORDS} words; words shorter than ${SEARCH_MIN_CHARS} letters or digits are ignored ` +
+          "(a query of only such words is refused)",
       }),
     ),
     direction: Type.Optional(
@@ -68,6 +71,21 @@ function kopecks(field: string, rubles: number | undefined): number | undefined 
   return k;
 }
 
+/** A search over its budget is the model's to narrow: a tool-level validation_error that says how. */
+function budgeted<T>(search: () => T): T {
+  try {
+    return search();
+  } catch (e) {
+    if (!(e instanceof SearchBudgetExceeded)) throw e;
+    throw validationError(
+      "query",
+      "Поиск слишком широк и остановлен: сузьте период (date_from, date_to), добавьте counterparty_inn, " +
+        "direction или сумму, или уточните query более длинными словами",
+      { reason: "search_budget" },
+    );
+  }
+}
+
 export const searchOperationsTool: ToolDefinition<typeof input, typeof output> = {
   name: "search_operations",
   title: "Search operations of an account",
@@ -97,7 +115,22 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
     let words: string[] | undefined;
     if (args.query !== undefined) {
       const found = searchWords(args.query);
-      if (found === null) throw validationError("query", "query: нет слов для поиска");
+      if (!Array.isArray(found)) {
+        if (found.refused === "too_many_words") {
+          throw validationError(
+            "query",
+            `query: не больше ${SEARCH_MAX_WORDS} слов (в запросе ${found.words})`,
+            {
+              max_words: SEARCH_MAX_WORDS,
+            },
+          );
+        }
+        throw validationError(
+          "query",
+          `query: нет слов для поиска (слова короче ${SEARCH_MIN_CHARS} букв или цифр не ищутся)`,
+          { min_chars: SEARCH_MIN_CHARS },
+        );
+      }
       words = found;
     }
     let after: OperationFilter["after"];
@@ -109,18 +142,20 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
     }
     const account = access.account(principal, args.bank_account_id, "read_statements");
     const limit = args.limit ?? SEARCH_DEFAULT_LIMIT;
-    const rows = read.searchOperations({
-      bankAccountId: account.id,
-      dateFrom: args.date_from,
-      dateTo: args.date_to,
-      amountMinKopecks: amountMin,
-      amountMaxKopecks: amountMax,
-      counterpartyInn: args.counterparty_inn,
-      direction: args.direction,
-      words,
-      after,
-      limit: limit + 1,
-    });
+    const rows = budgeted(() =>
+      read.searchOperations({
+        bankAccountId: account.id,
+        dateFrom: args.date_from,
+        dateTo: args.date_to,
+        amountMinKopecks: amountMin,
+        amountMaxKopecks: amountMax,
+        counterpartyInn: args.counterparty_inn,
+        direction: args.direction,
+        words,
+        after,
+        limit: limit + 1,
+      }),
+    );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
