@@ -197,7 +197,15 @@ describe("through the token guard", () => {
         purpose: "integration",
         send: true,
         status: 400,
-        call: (token: string) => t.request("POST", "/api/v1/integration/payments/imports", { token }),
+        // A multipart form without its file: refused by the upload after the limiter.
+        call: (token: string) =>
+          t.app.handle(
+            new Request("http://localhost/api/v1/integration/payments/imports", {
+              method: "POST",
+              headers: { authorization: `Bearer ${token}` },
+              body: new FormData(),
+            }),
+          ),
       },
     ] as const;
     for (const route of routes) {
