@@ -1,0 +1,105 @@
+// Runs in its own thread (see threads.ts): reads one bank file, answers with what it says of its
+// statement (or why it is refused), then, when told the statement's id, stores the operations
+// through a connection of its own, a chunk per transaction, reporting each chunk. It writes only
+// operations and their links to the statement (tables no row cache holds); the statement row is
+// the server thread's. "stop" closes the connection at any time between chunks.
+import type { Database } from "bun:sqlite";
+import { openWriter } from "../../db/open";
+import { postgresPort } from "../../db/pg/port";
+import { PgSyncClient } from "../../db/pg/sync-client";
+import { type SqlPort, sqlitePort } from "../../db/sql-port";
+import type { StatementOperation } from "../../formats/types";
+import { StatementRepository } from "../repository";
+import { readStatementFile } from "../statement-file";
+import {
+  failureOf,
+  type ImportFailure,
+  type ImportJob,
+  type ImportSummary,
+  storeInChunks,
+  summaryOf,
+} from ".";
+
+declare const self: Worker;
+
+/** The database the worker stores into: the server's SQLite file, or its PostgreSQL database. */
+export type ImportStore =
+  | { kind: "sqlite"; path: string }
+  | { kind: "postgres"; url: string; timeoutMs: number };
+
+export type ImportWorkerCommand =
+  | { parse: { store: ImportStore; job: ImportJob } }
+  | { store: { statementId: string; bankAccountId: string } }
+  | "stop";
+
+export type ImportWorkerMessage =
+  | { parsed: ImportSummary }
+  | { chunk: number }
+  | { stored: string[] }
+  | { failed: ImportFailure }
+  | "stopped";
+
+let target: ImportStore | null = null;
+let operations: StatementOperation[] | null = null;
+let sqlite: Database | null = null;
+let pg: PgSyncClient | null = null;
+
+function post(message: ImportWorkerMessage): void {
+  self.postMessage(message);
+}
+
+function close(): void {
+  operations = null;
+  sqlite?.close();
+  sqlite = null;
+  pg?.close();
+  pg = null;
+}
+
+function port(store: ImportStore): SqlPort {
+  if (store.kind === "sqlite") {
+    sqlite = openWriter(store.path);
+    return sqlitePort(sqlite);
+  }
+  pg = new PgSyncClient(store.url, { timeoutMs: store.timeoutMs });
+  return postgresPort(pg);
+}
+
+async function store(statementId: string, bankAccountId: string): Promise<void> {
+  const ops = operations;
+  if (target === null || ops === null) throw new Error("nothing parsed to store");
+  const repo = new StatementRepository(port(target));
+  let chunks = 0;
+  const kinds = await storeInChunks(repo, statementId, bankAccountId, ops, () => {
+    chunks += 1;
+    post({ chunk: chunks });
+  });
+  close();
+  post({ stored: kinds });
+}
+
+self.onmessage = (event: MessageEvent<ImportWorkerCommand>) => {
+  const command = event.data;
+  if (command === "stop") {
+    close();
+    post("stopped");
+    return;
+  }
+  if ("parse" in command) {
+    try {
+      target = command.parse.store;
+      const { job } = command.parse;
+      const file = readStatementFile(job.bytes, job.accountNumber, job.currency);
+      operations = file.operations;
+      post({ parsed: summaryOf(file) });
+    } catch (e) {
+      close();
+      post({ failed: failureOf(e) });
+    }
+    return;
+  }
+  store(command.store.statementId, command.store.bankAccountId).catch((e) => {
+    close();
+    post({ failed: failureOf(e) });
+  });
+};
