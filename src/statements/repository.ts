@@ -354,6 +354,25 @@ export class StatementRepository {
   }
 
   /**
+   * One chunk of an import (storeOperations) and its statement's lease moved to `leaseUntilMs`, in
+   * one transaction: whoever stores the chunks holds the statement while it does, and nobody else
+   * writes for it in between (a worker thread's connection, the server's thread never waiting).
+   */
+  storeImportChunk(
+    statementId: string,
+    bankAccountId: string,
+    firstSeq: number,
+    ops: StatementOperation[],
+    leaseUntilMs: number,
+  ): Set<string> {
+    return this.port.transaction(() => {
+      const kinds = this.storeOperations(statementId, bankAccountId, firstSeq, ops);
+      this.extendLease(statementId, leaseUntilMs);
+      return kinds;
+    });
+  }
+
+  /**
    * storeOperations on PostgreSQL: the chunk in three statements, its columns as arrays, instead of
    * two round trips per operation (each one is a round trip to the server there). The same rows.
    */

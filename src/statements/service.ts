@@ -235,9 +235,10 @@ export class StatementService {
   private async complete(id: string, account: BankAccountRecord, parsed: ParsedImport): Promise<void> {
     const read = parsed.summary;
     try {
-      const kinds = await parsed.store(id, account.id, () =>
-        this.deps.repo.extendLease(id, this.deps.clock.now().getTime() + IMPORT_LEASE_MS),
-      );
+      const kinds = await parsed.store(id, account.id, {
+        nowMs: this.deps.clock.now().getTime(),
+        ms: IMPORT_LEASE_MS,
+      });
       const now = this.deps.clock.now();
       this.deps.repo.markReady(
         id,

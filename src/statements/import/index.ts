@@ -10,8 +10,8 @@ import type { StatementOperation } from "../../formats/types";
 import type { StatementRepository } from "../repository";
 import { readStatementFile, type StatementFile } from "../statement-file";
 
-/** Operations per transaction: a chunk of a 45 MB file takes some tens of ms to write. */
-export const IMPORT_CHUNK = 2000;
+/** Operations per transaction: what the server's own writes wait for at most (some 100–250 ms). */
+export const IMPORT_CHUNK = 500;
 
 export interface ImportJob {
   bytes: Uint8Array;
@@ -25,10 +25,10 @@ export type ImportSummary = Omit<StatementFile, "operations"> & { operations_cou
 export interface ParsedImport {
   readonly summary: ImportSummary;
   /**
-   * Stores the operations as statement `statementId`'s, a chunk per transaction; `onChunk` is
-   * called after each chunk (the caller renews its lease). Resolves with the stored document kinds.
+   * Stores the operations as statement `statementId`'s, a chunk per transaction, each renewing the
+   * statement's lease (see ImportLease). Resolves with the stored document kinds.
    */
-  store(statementId: string, bankAccountId: string, onChunk: () => void): Promise<string[]>;
+  store(statementId: string, bankAccountId: string, lease: ImportLease): Promise<string[]>;
   /** Lets the parsed file go without storing it. */
   discard(): void;
 }
@@ -43,18 +43,31 @@ export function summaryOf(file: StatementFile): ImportSummary {
   return { ...rest, operations_count: operations.length };
 }
 
-/** Stores `ops` chunk by chunk (each storeOperations call is its own transaction). */
+/**
+ * How a chunk renews the statement's lease: until `ms` after now, now being the service's clock at
+ * `nowMs` plus the time since (a worker thread has no injected clock of its own).
+ */
+export interface ImportLease {
+  nowMs: number;
+  ms: number;
+}
+
+/** Stores `ops` chunk by chunk, each chunk with its lease renewal one transaction. */
 export async function storeInChunks(
   repo: StatementRepository,
   statementId: string,
   bankAccountId: string,
   ops: StatementOperation[],
+  lease: ImportLease,
   between: () => void | Promise<void>,
 ): Promise<string[]> {
   const kinds = new Set<string>();
+  const started = performance.now();
   for (let first = 0; first < ops.length; first += IMPORT_CHUNK) {
     const chunk = ops.slice(first, first + IMPORT_CHUNK);
-    for (const kind of repo.storeOperations(statementId, bankAccountId, first + 1, chunk)) kinds.add(kind);
+    const until = lease.nowMs + Math.round(performance.now() - started) + lease.ms;
+    for (const kind of repo.storeImportChunk(statementId, bankAccountId, first + 1, chunk, until))
+      kinds.add(kind);
     await between();
   }
   return [...kinds];
@@ -69,11 +82,8 @@ export function inlineImports(repo: StatementRepository): ImportRunner {
       const file = readStatementFile(job.bytes, job.accountNumber, job.currency);
       return {
         summary: summaryOf(file),
-        store: (statementId, bankAccountId, onChunk) =>
-          storeInChunks(repo, statementId, bankAccountId, file.operations, () => {
-            onChunk();
-            return yieldToEventLoop();
-          }),
+        store: (statementId, bankAccountId, lease) =>
+          storeInChunks(repo, statementId, bankAccountId, file.operations, lease, yieldToEventLoop),
         discard: () => {},
       };
     },

@@ -10,6 +10,7 @@ import type { StatementRepository } from "../repository";
 import {
   errorOf,
   type ImportJob,
+  type ImportLease,
   type ImportRunner,
   type ImportSummary,
   inlineImports,
@@ -35,18 +36,13 @@ class ImportThread {
   private readonly messages: ImportWorkerMessage[] = [];
   private waiting: (() => void) | null = null;
   private ended = false;
-  private onChunk: () => void = () => {};
   private markEnded!: () => void;
   readonly done = new Promise<void>((resolve) => {
     this.markEnded = resolve;
   });
 
   constructor(logger: Logger) {
-    this.worker.onmessage = (event: MessageEvent<ImportWorkerMessage>) => {
-      const message = event.data;
-      if (typeof message === "object" && "chunk" in message) this.onChunk();
-      else this.push(message);
-    };
+    this.worker.onmessage = (event: MessageEvent<ImportWorkerMessage>) => this.push(event.data);
     this.worker.onerror = (event) => {
       logger.error("import thread failed", { error: event.message });
       this.push({ failed: { internal: event.message } });
@@ -74,9 +70,8 @@ class ImportThread {
     return message;
   }
 
-  async storeAs(statementId: string, bankAccountId: string, onChunk: () => void): Promise<string[]> {
-    this.onChunk = onChunk;
-    this.send({ store: { statementId, bankAccountId } });
+  async storeAs(statementId: string, bankAccountId: string, lease: ImportLease): Promise<string[]> {
+    this.send({ store: { statementId, bankAccountId, lease } });
     try {
       const message = await this.next();
       if (typeof message === "object" && "stored" in message) return message.stored;
@@ -149,7 +144,7 @@ export class ImportThreads implements ImportRunner {
     }
     return {
       summary,
-      store: (statementId, bankAccountId, onChunk) => thread.storeAs(statementId, bankAccountId, onChunk),
+      store: (statementId, bankAccountId, lease) => thread.storeAs(statementId, bankAccountId, lease),
       discard: () => thread.end(),
     };
   }

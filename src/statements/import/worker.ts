@@ -1,8 +1,8 @@
 // Runs in its own thread (see threads.ts): reads one bank file, answers with what it says of its
 // statement (or why it is refused), then, when told the statement's id, stores the operations
-// through a connection of its own, a chunk per transaction, reporting each chunk. It writes only
-// operations and their links to the statement (tables no row cache holds); the statement row is
-// the server thread's. "stop" closes the connection at any time between chunks.
+// through a connection of its own, a chunk per transaction that also renews the statement's lease
+// (the server's thread writes nothing meanwhile, so it never waits for a chunk of its own import).
+// Other connections' commits empty the server's row caches, the lease's included.
 import type { Database } from "bun:sqlite";
 import { openWriter } from "../../db/open";
 import { postgresPort } from "../../db/pg/port";
@@ -15,6 +15,7 @@ import {
   failureOf,
   type ImportFailure,
   type ImportJob,
+  type ImportLease,
   type ImportSummary,
   storeInChunks,
   summaryOf,
@@ -29,12 +30,11 @@ export type ImportStore =
 
 export type ImportWorkerCommand =
   | { parse: { store: ImportStore; job: ImportJob } }
-  | { store: { statementId: string; bankAccountId: string } }
+  | { store: { statementId: string; bankAccountId: string; lease: ImportLease } }
   | "stop";
 
 export type ImportWorkerMessage =
   | { parsed: ImportSummary }
-  | { chunk: number }
   | { stored: string[] }
   | { failed: ImportFailure }
   | "stopped";
@@ -65,15 +65,11 @@ function port(store: ImportStore): SqlPort {
   return postgresPort(pg);
 }
 
-async function store(statementId: string, bankAccountId: string): Promise<void> {
+async function store(statementId: string, bankAccountId: string, lease: ImportLease): Promise<void> {
   const ops = operations;
   if (target === null || ops === null) throw new Error("nothing parsed to store");
   const repo = new StatementRepository(port(target));
-  let chunks = 0;
-  const kinds = await storeInChunks(repo, statementId, bankAccountId, ops, () => {
-    chunks += 1;
-    post({ chunk: chunks });
-  });
+  const kinds = await storeInChunks(repo, statementId, bankAccountId, ops, lease, () => {});
   close();
   post({ stored: kinds });
 }
@@ -98,7 +94,8 @@ self.onmessage = (event: MessageEvent<ImportWorkerCommand>) => {
     }
     return;
   }
-  store(command.store.statementId, command.store.bankAccountId).catch((e) => {
+  const { statementId, bankAccountId, lease } = command.store;
+  store(statementId, bankAccountId, lease).catch((e) => {
     close();
     post({ failed: failureOf(e) });
   });
