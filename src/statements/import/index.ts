@@ -10,8 +10,12 @@ import type { StatementOperation } from "../../formats/types";
 import type { StatementRepository } from "../repository";
 import { readStatementFile, type StatementFile } from "../statement-file";
 
-/** Operations per transaction: what the server's own writes wait for at most (some 100–250 ms). */
-export const IMPORT_CHUNK = 500;
+/**
+ * Operations per transaction: what the server's own writes wait for at most. Stored alone, 49,600
+ * operations took 11.5 s in one transaction, 12.4 s in chunks of 2,000, 14.2 s in chunks of 500;
+ * 1,000 holds the write lock some 0.25 s.
+ */
+export const IMPORT_CHUNK = 1000;
 
 export interface ImportJob {
   bytes: Uint8Array;

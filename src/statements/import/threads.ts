@@ -32,7 +32,8 @@ const MAX_RUNNING = 2;
 
 /** One import's thread: its answers in order, as they arrive. */
 class ImportThread {
-  private readonly worker = new Worker(workerEntry(WORKER_MODULE), { smol: true });
+  // A full-size heap: the worker holds a 50 MB file and its documents as objects.
+  private readonly worker = new Worker(workerEntry(WORKER_MODULE));
   private readonly messages: ImportWorkerMessage[] = [];
   private waiting: (() => void) | null = null;
   private ended = false;
@@ -42,7 +43,12 @@ class ImportThread {
   });
 
   constructor(logger: Logger) {
-    this.worker.onmessage = (event: MessageEvent<ImportWorkerMessage>) => this.push(event.data);
+    this.worker.onmessage = (event: MessageEvent<ImportWorkerMessage>) => {
+      const message = event.data;
+      // A chunk is stored: the next may start (this runs when the server's thread is free).
+      if (typeof message === "object" && "chunk" in message) this.send("next");
+      else this.push(message);
+    };
     this.worker.onerror = (event) => {
       logger.error("import thread failed", { error: event.message });
       this.push({ failed: { internal: event.message } });

@@ -1,7 +1,8 @@
 // Runs in its own thread (see threads.ts): reads one bank file, answers with what it says of its
 // statement (or why it is refused), then, when told the statement's id, stores the operations
-// through a connection of its own, a chunk per transaction that also renews the statement's lease
-// (the server's thread writes nothing meanwhile, so it never waits for a chunk of its own import).
+// through a connection of its own, a chunk per transaction that also renews the statement's lease,
+// and before each next chunk waits until the server's thread has answered (so the server's own
+// writes get the lock between chunks, never waiting for the whole file).
 // Other connections' commits empty the server's row caches, the lease's included.
 import type { Database } from "bun:sqlite";
 import { openWriter } from "../../db/open";
@@ -23,6 +24,8 @@ import {
 
 declare const self: Worker;
 
+const WORKER_BUSY_TIMEOUT_MS = 120_000;
+
 /** The database the worker stores into: the server's SQLite file, or its PostgreSQL database. */
 export type ImportStore =
   | { kind: "sqlite"; path: string }
@@ -31,10 +34,12 @@ export type ImportStore =
 export type ImportWorkerCommand =
   | { parse: { store: ImportStore; job: ImportJob } }
   | { store: { statementId: string; bankAccountId: string; lease: ImportLease } }
+  | "next"
   | "stop";
 
 export type ImportWorkerMessage =
   | { parsed: ImportSummary }
+  | { chunk: number }
   | { stored: string[] }
   | { failed: ImportFailure }
   | "stopped";
@@ -43,6 +48,7 @@ let target: ImportStore | null = null;
 let operations: StatementOperation[] | null = null;
 let sqlite: Database | null = null;
 let pg: PgSyncClient | null = null;
+let next: (() => void) | null = null;
 
 function post(message: ImportWorkerMessage): void {
   self.postMessage(message);
@@ -59,6 +65,8 @@ function close(): void {
 function port(store: ImportStore): SqlPort {
   if (store.kind === "sqlite") {
     sqlite = openWriter(store.path);
+    // Another import's chunks may come first: this one waits for the lock rather than fail.
+    sqlite.exec(`PRAGMA busy_timeout = ${WORKER_BUSY_TIMEOUT_MS}`);
     return sqlitePort(sqlite);
   }
   pg = new PgSyncClient(store.url, { timeoutMs: store.timeoutMs });
@@ -69,13 +77,28 @@ async function store(statementId: string, bankAccountId: string, lease: ImportLe
   const ops = operations;
   if (target === null || ops === null) throw new Error("nothing parsed to store");
   const repo = new StatementRepository(port(target));
-  const kinds = await storeInChunks(repo, statementId, bankAccountId, ops, lease, () => {});
+  let chunks = 0;
+  // After each chunk the server's thread is asked before the next one: it answers once it is free,
+  // so a write of its own that waited for the lock goes first instead of waiting for the whole file.
+  const kinds = await storeInChunks(repo, statementId, bankAccountId, ops, lease, () => {
+    chunks += 1;
+    post({ chunk: chunks });
+    return new Promise<void>((resolve) => {
+      next = resolve;
+    });
+  });
   close();
   post({ stored: kinds });
 }
 
 self.onmessage = (event: MessageEvent<ImportWorkerCommand>) => {
   const command = event.data;
+  if (command === "next") {
+    const go = next;
+    next = null;
+    go?.();
+    return;
+  }
   if (command === "stop") {
     close();
     post("stopped");
