@@ -1,6 +1,6 @@
 // The benchmarks of svc: `make bench` (or `bun run bench/run.ts`). Not part of `bun test`.
 //
-// Sections (BENCH_ONLY=http,exports,search,orders,startup,postgres runs a subset; a subset run
+// Sections (BENCH_ONLY=http,exports,search,orders,startup,postgres,abuse runs a subset; a subset run
 // writes its JSON to bench/results/partial.json instead of latest.json):
 //   http     wrk, same connections/threads/duration for: raw Bun.serve, svc REST poll, svc MCP
 //            tools/call get_balance, and the reference peer (MCP SDK + Express on Node)
@@ -14,6 +14,9 @@
 //            REST poll and MCP get_balance on one `svc serve` replica, then on two at once (one wrk
 //            each, half the connections); 2k orders over both replicas and the time until all
 //            are ready; bench/pg-search.ts (search_operations over 1M operations) in its own process
+//   abuse    an unrelated REST poll's p50/p99, sequential, alone, then while one agent runs the
+//            worst search (one-character words) in a loop, then while another client also imports
+//            a 45 MB bank 1C file (49,600 documents); the import's time and its idempotent repeat
 // Knobs: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_WARMUP_SECONDS (3).
 import { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
@@ -23,6 +26,7 @@ import { join } from "node:path";
 import { dateInZone } from "../src/core/clock";
 import { type OwnDatabase, ownDatabase } from "../test/helpers/pg";
 import { ROOT, type RunningProcess, startServe, tempDir } from "../test/helpers/server";
+import { bankFile } from "../test/statements/import-support";
 import { describeMachine } from "./lib/machine";
 import {
   databaseUrl,
@@ -37,6 +41,7 @@ import {
   agentCallRequests,
   createAccount,
   createCompany,
+  createFileAccount,
   createTokens,
   initializeMessage,
   mcpCall,
@@ -335,24 +340,30 @@ function countRows(dbPath: string, table: string): number {
 // Exports and search share one server: 1M operations in one account (ops_per_day 5000, 200 days
 // in 7 statements); the most recent statement (31 days, 155k operations) is the one exported.
 // ---------------------------------------------------------------------------------------------
+/** A company, a sandbox account of 5,000 operations a day, an integration token and an agent token. */
+async function busyAccount(server: RunningProcess) {
+  const companyId = await createCompany(server);
+  const accountId = await createAccount(server, companyId, 5000);
+  const [integration] = await createTokens(server, {
+    companyId,
+    accountIds: [accountId],
+    purpose: "integration",
+    count: 1,
+  });
+  const [agent] = await createTokens(server, {
+    companyId,
+    accountIds: [accountId],
+    purpose: "mcp",
+    count: 1,
+  });
+  return { companyId, accountId, integration, agent };
+}
+
 async function dataSection() {
   const svc = await serve("data", { SVC_BANK_POLL_INTERVAL_MS: "200" });
   const { server } = svc;
   try {
-    const companyId = await createCompany(server);
-    const accountId = await createAccount(server, companyId, 5000);
-    const [integration] = await createTokens(server, {
-      companyId,
-      accountIds: [accountId],
-      purpose: "integration",
-      count: 1,
-    });
-    const [agent] = await createTokens(server, {
-      companyId,
-      accountIds: [accountId],
-      purpose: "mcp",
-      count: 1,
-    });
+    const { accountId, integration, agent } = await busyAccount(server);
     const last = addDays(dateInZone(new Date(), TZ), -1);
     const lengths = [31, 31, 31, 31, 31, 31, 14];
     const periods: { from: string; to: string }[] = [];
@@ -1166,6 +1177,174 @@ async function startupSection() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Abuse: one client's heavy work against everyone else's poll.
+// ---------------------------------------------------------------------------------------------
+/** Sequential GETs of `url`, one every 10 ms at most (the token's 10,000 a minute), until `until()`
+ *  is true (at least `min`); latencies sorted, in ms. */
+async function pollWhile(url: string, token: string, until: () => boolean, min = 0): Promise<number[]> {
+  const times: number[] = [];
+  const headers = { authorization: `Bearer ${token}` };
+  for (let i = 0; i < 1_000_000 && (i < min || !until()); i++) {
+    const t0 = performance.now();
+    const res = await fetch(url, { headers });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`poll: HTTP ${res.status}`);
+    const ms = performance.now() - t0;
+    times.push(ms);
+    if (ms < 10) await Bun.sleep(10 - ms);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+function latencySummary(times: number[]) {
+  return {
+    calls: times.length,
+    p50_ms: round(percentile(times, 50)),
+    p99_ms: round(percentile(times, 99)),
+    max_ms: round(times[times.length - 1] ?? Number.NaN),
+  };
+}
+
+/** An import's multipart body, encoded before any timing starts (not by the polling client meanwhile). */
+async function importBody(w: { accountId: string }, externalId: string, bytes: Uint8Array) {
+  const form = new FormData();
+  form.append("bank_account_id", w.accountId);
+  form.append("external_id", externalId);
+  form.append("file", new Blob([bytes as Uint8Array<ArrayBuffer>]), "kl_to_1c.txt");
+  const encoded = new Response(form);
+  const contentType = encoded.headers.get("content-type") ?? "";
+  return { contentType, body: new Uint8Array(await encoded.arrayBuffer()) };
+}
+
+/** Sends an import; resolves with the status and the seconds to the answer. */
+async function importOnce(url: string, token: string, upload: { contentType: string; body: Uint8Array }) {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/api/v1/integration/statements/import`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": upload.contentType },
+    body: upload.body,
+  });
+  const text = await res.text();
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`import: HTTP ${res.status} ${text.slice(0, 300)}`);
+  return { status: res.status, seconds: round((performance.now() - t0) / 1000, 2) };
+}
+
+async function abuseSection() {
+  const svc = await serve("abuse", { SVC_BANK_POLL_INTERVAL_MS: "200" });
+  const { server } = svc;
+  try {
+    const { companyId, accountId, integration, agent } = await busyAccount(server);
+    const last = addDays(dateInZone(new Date(), TZ), -1);
+    const first = addDays(last, -30);
+    const polled = await orderStatement(server.url, integration!.token, {
+      accountId,
+      externalId: "abuse-poll",
+      from: first,
+      to: last,
+    });
+    log("abuse: ingesting 155,000 operations for the search…");
+    await waitReady(svc.dbPath, [polled], 900_000);
+    const pollUrl = `${server.url}/api/v1/integration/statements/${polled}`;
+
+    const fileAccount = await createFileAccount(server, companyId);
+    const [importer] = await createTokens(server, {
+      companyId,
+      accountIds: [fileAccount.accountId],
+      purpose: "integration",
+      count: 1,
+      mode: "live",
+    });
+    const files = { accountId: fileAccount.accountId, number: fileAccount.number, token: importer!.token };
+    // 31 days of 1,600 documents: 49,600, some 45 MB in cp1251.
+    const file = bankFile(files.number, first, last, { opsPerDay: 1600 });
+    const megabytes = round(file.bytes.byteLength / 2 ** 20, 1);
+    log(`abuse: a bank file of ${file.operations.length} documents, ${megabytes} MB`);
+
+    const endpoint = `${server.url}/api/v1/mcp`;
+    const sessionId = await mcpSession(endpoint, agent!.token);
+    const worst = {
+      bank_account_id: accountId,
+      date_from: addDays(last, -89),
+      date_to: last,
+      query: "1 2 3 4 5 6 7 8 9 0 1 2",
+      limit: 1,
+    };
+    let searching = false;
+    const searchTimes: number[] = [];
+    const searchLoop = async () => {
+      while (searching) {
+        const t0 = performance.now();
+        const r = await mcpCall(endpoint, agent!.token, sessionId, "search_operations", worst);
+        if (r.status !== 200) throw new Error(`search: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+        searchTimes.push(performance.now() - t0);
+      }
+    };
+
+    const timeUp = (seconds: number) => {
+      const end = performance.now() + seconds * 1000;
+      return () => performance.now() >= end;
+    };
+    const uploads = {
+      first: await importBody(files, "abuse-45mb", file.bytes),
+      again: await importBody(files, "abuse-45mb-again", file.bytes),
+    };
+    /** Polls while `file` is imported; the import's answer with them. */
+    const pollDuringImport = async (upload: { contentType: string; body: Uint8Array }) => {
+      let answer: { status: number; seconds: number } | null = null;
+      const importing = importOnce(server.url, files.token, upload).then((r) => {
+        answer = r;
+      });
+      const times = await pollWhile(pollUrl, integration!.token, () => answer !== null, 1);
+      await importing;
+      return { times, answer: answer! as { status: number; seconds: number } };
+    };
+    const alone = await pollWhile(pollUrl, integration!.token, timeUp(3));
+    const importOnly = await pollDuringImport(uploads.first);
+    const repeat = await importOnce(server.url, files.token, uploads.first);
+    searching = true;
+    const searcher = searchLoop();
+    const withSearch = await pollWhile(pollUrl, integration!.token, timeUp(5));
+    const both = await pollDuringImport(uploads.again);
+    searching = false;
+    await searcher;
+    searchTimes.sort((a, b) => a - b);
+
+    const out = {
+      poll_alone: latencySummary(alone),
+      poll_with_import: latencySummary(importOnly.times),
+      poll_with_worst_search: latencySummary(withSearch),
+      poll_with_worst_search_and_import: latencySummary(both.times),
+      worst_search: { args: worst, ...latencySummary(searchTimes) },
+      import: {
+        documents: file.operations.length,
+        megabytes,
+        status: importOnly.answer.status,
+        seconds: importOnly.answer.seconds,
+        repeat_status: repeat.status,
+        repeat_seconds: repeat.seconds,
+        beside_search_seconds: both.answer.seconds,
+      },
+      client:
+        "each loop sequential over its own keep-alive connection; the poll (at most one per 10 ms) is another token's statement",
+    };
+    for (const [k, v] of Object.entries(out)) {
+      if (k.startsWith("poll_")) {
+        const r = v as ReturnType<typeof latencySummary>;
+        log(`abuse ${k}: p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, max ${r.max_ms} ms (${r.calls} polls)`);
+      }
+    }
+    log(
+      `abuse import: ${out.import.status} in ${out.import.seconds} s (${both.answer.seconds} s beside the search); ` +
+        `repeat ${repeat.status} in ${repeat.seconds} s`,
+    );
+    results.abuse = out;
+  } finally {
+    await svc.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 
 function table(): string {
   const rows: string[][] = [];
@@ -1356,6 +1535,37 @@ function table(): string {
       }
     }
   }
+  const ab = results.abuse as
+    | (Record<string, { p50_ms: number; p99_ms: number; max_ms: number; calls: number }> & {
+        import: Record<string, number>;
+      })
+    | undefined;
+  if (ab) {
+    for (const [key, label] of [
+      ["poll_alone", "poll alone"],
+      ["poll_with_import", `poll, another client's ${ab.import.megabytes} MB import`],
+      ["poll_with_worst_search", "poll, another client's worst search"],
+      ["poll_with_worst_search_and_import", `poll, worst search + ${ab.import.megabytes} MB import`],
+      ["worst_search", "the worst search itself"],
+    ] as const) {
+      const r = ab[key];
+      if (r)
+        rows.push([
+          `abuse: ${label}`,
+          `p50 ${r.p50_ms} ms`,
+          `p99 ${r.p99_ms} ms`,
+          `max ${r.max_ms} ms`,
+          `${r.calls} calls`,
+        ]);
+    }
+    rows.push([
+      `abuse: import ${ab.import.documents} documents`,
+      `${ab.import.status} in ${ab.import.seconds} s`,
+      `repeat ${ab.import.repeat_status} in ${ab.import.repeat_seconds} s`,
+      `beside the search ${ab.import.beside_search_seconds} s`,
+      "",
+    ]);
+  }
   const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
   const lines = rows.map((r) =>
     r
@@ -1382,6 +1592,7 @@ async function main() {
     if (run("orders")) await ordersSection();
     if (run("startup")) await startupSection();
     if (run("postgres")) await postgresSection();
+    if (run("abuse")) await abuseSection();
   } finally {
     if (process.env.BENCH_KEEP) log(`kept ${work}`);
     else rmSync(work, { recursive: true, force: true });

@@ -39,6 +39,7 @@ import { PaymentStatusPoller } from "./payments/status-poller";
 import { PostgresExportQueries } from "./statements/export/pg-queries";
 import { ExportQueries } from "./statements/export/queries";
 import { ExportThreads, type ExportThreadsOptions } from "./statements/export/threads";
+import { ImportThreads, type ImportThreadsOptions } from "./statements/import/threads";
 import { BalanceRefresher, StatementPoller } from "./statements/poller";
 import { type BalanceRow, StatementRepository } from "./statements/repository";
 import { StatementService } from "./statements/service";
@@ -48,6 +49,7 @@ export interface ServiceOverrides {
   sessionStore?: SessionStore;
   banks?: (deps: { clock: Clock; sandboxLog: SqlSandboxRequestLog; today: () => string }) => BankRegistry;
   exportThreads?: ExportThreadsOptions;
+  importThreads?: ImportThreadsOptions;
   /** How client metadata documents are fetched (a test's own TLS trust). */
   oauthFetch?: typeof fetch;
   /** What one search_operations may cost (a test's small budget). */
@@ -131,6 +133,18 @@ export function buildServices(
     threads: store.kind === "sqlite" ? config.exportThreads : 0,
     ...overrides.exportThreads,
   });
+  // Imports of large files are parsed and stored by worker threads with connections of their own
+  // (an in-memory database has no other connection: there they run in this thread).
+  const importThreads = new ImportThreads(
+    store.kind === "postgres"
+      ? { kind: "postgres", url: config.databaseUrl ?? "", timeoutMs: config.databaseTimeoutMs }
+      : config.dbPath === ":memory:"
+        ? null
+        : { kind: "sqlite", path: config.dbPath },
+    statementRepo,
+    logger,
+    overrides.importThreads,
+  );
   const accountOf = (id: string) => accounts.findById(id);
   const statements = new StatementService({
     clock,
@@ -140,6 +154,7 @@ export function buildServices(
     access,
     gateway,
     accountOf,
+    imports: importThreads,
   });
   const poller = new StatementPoller({
     repo: statementRepo,
@@ -237,6 +252,7 @@ export function buildServices(
     statementRepo,
     exportQueries,
     exportThreads,
+    importThreads,
     statements,
     poller,
     balanceRefresher,

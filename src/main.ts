@@ -290,6 +290,7 @@ async function startOn(
       await server.stop(false);
       await Promise.all(workers.map((w) => w.stop()));
       await services.exportThreads.stop();
+      services.importThreads.stop();
       store.close();
       local?.serveLock.release();
       logger.info("stopped");

@@ -25,25 +25,46 @@ export async function createCompany(server: RunningProcess): Promise<string> {
 }
 
 export async function createAccount(server: RunningProcess, companyId: string, opsPerDay: number) {
+  return (await newAccount(server, companyId, "sandbox", { ops_per_day: opsPerDay })).accountId;
+}
+
+/** An account of bank kind `file`: its statements are the bank's 1C files, imported. */
+export function createFileAccount(server: RunningProcess, companyId: string) {
+  return newAccount(server, companyId, "file");
+}
+
+async function newAccount(
+  server: RunningProcess,
+  companyId: string,
+  bank: string,
+  sandbox?: { ops_per_day: number },
+): Promise<{ accountId: string; number: string }> {
   accountSeq += 1;
   const number = withAccountKey(`40702810${String(900000000000 + accountSeq).slice(-12)}`, "044525225");
   const a = await ok<{ bank_account_id: string }>(
     server.admin("POST", "/bank-accounts", {
       company_id: companyId,
-      bank: "sandbox",
+      bank,
       account_number: number,
       bik: "044525225",
       alias: `bench${accountSeq}`,
-      sandbox: { ops_per_day: opsPerDay },
+      sandbox,
     }),
     "bank account",
   );
-  return a.bank_account_id;
+  return { accountId: a.bank_account_id, number };
 }
 
 export async function createTokens(
   server: RunningProcess,
-  o: { companyId: string; accountIds: string[]; purpose: "integration" | "mcp"; count: number },
+  o: {
+    companyId: string;
+    accountIds: string[];
+    purpose: "integration" | "mcp";
+    count: number;
+    /** live: reaches every bank (a test token reaches sandbox banks only). */
+    mode?: "live" | "test";
+  },
 ): Promise<{ token: string; id: string }[]> {
   const out: { token: string; id: string }[] = [];
   for (let i = 0; i < o.count; i++) {
@@ -52,7 +73,7 @@ export async function createTokens(
         company_id: o.companyId,
         name: `bench-${o.purpose}-${i}`,
         purpose: o.purpose,
-        mode: "test",
+        mode: o.mode ?? "test",
         scope_read_statements: true,
         accounts: o.accountIds.map((id) => ({ bank_account_id: id, allow_read_statements: true })),
         rate_limit_per_minute: 10000,

@@ -2,6 +2,7 @@
 // one at a time (`iterate`) and written in chunks, so memory does not grow with the log.
 import { csvFormatRow } from "d3-dsv";
 import type { SqlPort } from "../db/sql-port";
+import { csvTextCell } from "../formats/csv";
 import { AUDIT_COLUMNS } from "./audit-log";
 
 export type AuditExportFormat = "jsonl" | "csv";
@@ -47,8 +48,16 @@ function jsonLine(row: Row): string {
   return `${JSON.stringify({ ...row, arguments: args })}\n`;
 }
 
+/** The columns that are numbers in the CSV; every other one is a text cell (decisions §20). */
+const NUMBER_COLUMNS: ReadonlySet<string> = new Set(["id", "duration_ms"]);
+
 function csvLine(row: Row): string {
-  return `${csvFormatRow(COLUMNS.map((c) => (row[c] === null ? "" : String(row[c]))))}\r\n`;
+  const cells = COLUMNS.map((c) => {
+    const value = row[c];
+    if (value === null) return "";
+    return NUMBER_COLUMNS.has(c) ? String(value) : csvTextCell(String(value));
+  });
+  return `${csvFormatRow(cells)}\r\n`;
 }
 
 /** Whether `value` is an instant the export can take (a date, or a date and time). */

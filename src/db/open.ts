@@ -57,6 +57,17 @@ export function openDatabase(path: string): OpenedDatabase {
 }
 
 /**
+ * Another connection that writes to the same file, with the same settings as the server's (a
+ * worker thread's: the statement imports). Its commits are other connections' changes to the
+ * server's row caches, as `svc admin`'s are.
+ */
+export function openWriter(path: string): Database {
+  const sqlite = new Database(path, { strict: true });
+  applyPragmas(sqlite, false);
+  return sqlite;
+}
+
+/**
  * A second connection that SQLite itself refuses to write through (SQLITE_OPEN_READONLY plus
  * query_only): what the agent tools read with. For ":memory:" databases, which cannot be shared
  * between connections, the caller gets a query_only view of the same connection instead.

@@ -2,6 +2,11 @@
 // Header and rows are separate calls so a caller can stream rows in chunks. d3-dsv quotes each
 // field (a value holding a comma, a double quote, CR or LF is quoted, inner quotes doubled);
 // records end in CRLF, as RFC 4180 has them.
+//
+// Text cells that a spreadsheet would read as a formula (they begin with =, +, -, @, TAB or CR:
+// "=HYPERLINK(...)" in a payment's purpose, written by whoever paid) are prefixed with ' (decisions
+// §20), so Excel and LibreOffice show them as text. Numbers are not text cells: the statement's
+// `amount` (and the audit log's numeric columns) stay numbers, a minus sign included.
 
 import { csvFormatRow } from "d3-dsv";
 import { formatKopecks } from "./money";
@@ -22,7 +27,21 @@ export const CSV_COLUMNS = [
   "purpose",
 ] as const;
 
-/** One CSV record's values in CSV_COLUMNS order. */
+/** Where `amount` is in CSV_COLUMNS: the one column that is a number, every other one is text. */
+const AMOUNT = CSV_COLUMNS.indexOf("amount");
+
+/** The first characters of a cell that a spreadsheet takes for a formula: = + - @ TAB CR. */
+function startsFormula(value: string): boolean {
+  const c = value.charCodeAt(0);
+  return c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13;
+}
+
+/** A text cell as a spreadsheet must show it: one that would start a formula gets a leading '. */
+export function csvTextCell(value: string): string {
+  return startsFormula(value) ? `'${value}` : value;
+}
+
+/** One CSV record's values in CSV_COLUMNS order, text cells neutralised. */
 export function csvRecord(op: StatementOperation): string[] {
   return [
     op.doc_date,
@@ -37,7 +56,7 @@ export function csvRecord(op: StatementOperation): string[] {
     op.payee.name,
     op.payee.account,
     op.purpose,
-  ];
+  ].map((value, i) => (i === AMOUNT ? value : csvTextCell(value)));
 }
 
 /** The header line, CRLF-terminated. */
@@ -53,7 +72,11 @@ export type StoredCsvValues = (string | number)[];
 export function csvLinesFromStored(rows: StoredCsvValues[]): string {
   let text = "";
   for (const values of rows) {
-    values[2] = formatKopecks(values[2] as number);
+    for (let i = 0; i < values.length; i += 1) {
+      const value = values[i];
+      if (i === AMOUNT) values[i] = formatKopecks(value as number);
+      else if (typeof value === "string" && startsFormula(value)) values[i] = `'${value}`;
+    }
     text += `${csvFormatRow(values as string[])}\r\n`;
   }
   return text;

@@ -1,6 +1,7 @@
 // Streams a multipart/form-data request body through busboy, counting bytes as they arrive: the
 // first chunk past the limit cancels the body and answers 413, so nothing over the limit is
 // ever held in memory. Text fields and files come back as plain values.
+import { createHash } from "node:crypto";
 import busboy from "busboy";
 import { ApiError, invalidRequestBody, validationError } from "../core/errors";
 import { isUuid } from "../core/ids";
@@ -9,6 +10,8 @@ import { limitedChunks, payloadTooLarge } from "./body-policy";
 export interface MultipartFile {
   filename: string;
   bytes: Uint8Array;
+  /** SHA-256 of the bytes (hex), computed as they arrived. */
+  sha256: string;
 }
 
 export interface MultipartForm {
@@ -55,16 +58,24 @@ export async function readMultipart(request: Request, limit: number): Promise<Mu
   });
   parser.on("file", (name, stream, info) => {
     const chunks: Buffer[] = [];
+    const hash = createHash("sha256");
     // A cut or malformed body also errors the part's stream; the parser's own error reports it.
     stream.on("error", () => {});
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      hash.update(chunk);
+    });
     stream.on("limit", () => fail(payloadTooLarge(limit)));
     stream.on("close", () => {
       if (form.files.has(name)) {
         fail(validationError(name, `Ожидается один файл в поле ${name}`));
         return;
       }
-      form.files.set(name, { filename: info.filename ?? "", bytes: Buffer.concat(chunks) });
+      form.files.set(name, {
+        filename: info.filename ?? "",
+        bytes: Buffer.concat(chunks),
+        sha256: hash.digest("hex"),
+      });
     });
   });
   parser.on("fieldsLimit", () => fail(validationError("body", "Слишком много полей формы")));

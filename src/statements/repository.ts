@@ -27,7 +27,13 @@ export type NewStatement = Pick<
   | "date_from"
   | "date_to"
   | "created_at"
-> & { import_sha256?: string | null };
+> & {
+  import_sha256?: string | null;
+  /** When the poller first takes it (default 0: at once). */
+  next_poll_at_ms?: number;
+  /** Held by its creator until then (default 0: nobody holds it). */
+  lease_until_ms?: number;
+};
 
 export type OrderOutcome = { kind: "created"; row: StatementRow } | { kind: "existing"; row: StatementRow };
 
@@ -141,10 +147,10 @@ export class StatementRepository {
     this.byTokenExternal = port.prepare<StatementRow, [string, string]>(
       "SELECT * FROM statements WHERE api_token_id = ? AND external_id = ?",
     );
-    this.insertStmt = port.prepare<unknown, (string | null)[]>(
+    this.insertStmt = port.prepare<unknown, (string | number | null)[]>(
       `INSERT INTO statements (id, bank_account_id, api_token_id, source, external_id, date_from, date_to, status,
-                               bank_state, attempts, next_poll_at_ms, created_at, import_sha256)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'processing', 'pending', 0, 0, ?, ?)`,
+                               bank_state, attempts, next_poll_at_ms, created_at, import_sha256, lease_until_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'processing', 'pending', 0, ?, ?, ?, ?)`,
     );
     // An operation stored before (an overlapping statement) keeps its row.
     this.insertOp = port.prepare<unknown, (string | number | null)[]>(
@@ -182,6 +188,11 @@ export class StatementRepository {
     return this.rows.get(id, () => this.byId.get(id) ?? null);
   }
 
+  /** The statement of a token's external_id (never a cached row). */
+  findByExternalId(apiTokenId: string, externalId: string): StatementRow | null {
+    return this.byTokenExternal.get(apiTokenId, externalId) ?? null;
+  }
+
   /** A write to statement `id`: its cached row goes, also when the write fails. */
   private writing(id: string, write: () => unknown): void {
     if (this.rows) this.rows.write(id, write);
@@ -206,8 +217,10 @@ export class StatementRepository {
         s.external_id,
         s.date_from,
         s.date_to,
+        s.next_poll_at_ms ?? 0,
         s.created_at,
         s.import_sha256 ?? null,
+        s.lease_until_ms ?? 0,
       );
       return { kind: "created", row: this.byId.get(s.id)! };
     });
@@ -338,6 +351,25 @@ export class StatementRepository {
       }
     });
     return docTypes;
+  }
+
+  /**
+   * One chunk of an import (storeOperations) and its statement's lease moved to `leaseUntilMs`, in
+   * one transaction: whoever stores the chunks holds the statement while it does, and nobody else
+   * writes for it in between (a worker thread's connection, the server's thread never waiting).
+   */
+  storeImportChunk(
+    statementId: string,
+    bankAccountId: string,
+    firstSeq: number,
+    ops: StatementOperation[],
+    leaseUntilMs: number,
+  ): Set<string> {
+    return this.port.transaction(() => {
+      const kinds = this.storeOperations(statementId, bankAccountId, firstSeq, ops);
+      this.extendLease(statementId, leaseUntilMs);
+      return kinds;
+    });
   }
 
   /**

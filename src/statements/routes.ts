@@ -57,10 +57,14 @@ export function statementRoutes(deps: { guard: TokenGuard; service: StatementSer
       "/import",
       async ({ principal, request, set }) => {
         const form = await readMultipart(request, IMPORT_LIMIT);
-        const { created, statement } = service.importFile(principal, {
-          bank_account_id: uuidField(form, "bank_account_id"),
-          external_id: form.fields.get("external_id") ?? "",
-          file: fileField(form, "file", "выписка банка в формате 1C: kl_to_1c.txt").bytes,
+        const bankAccountId = uuidField(form, "bank_account_id");
+        const externalId = form.fields.get("external_id") ?? "";
+        const file = fileField(form, "file", "выписка банка в формате 1C: kl_to_1c.txt");
+        const { created, statement } = await service.importFile(principal, {
+          bank_account_id: bankAccountId,
+          external_id: externalId,
+          file: file.bytes,
+          sha256: file.sha256,
         });
         set.status = created ? 201 : 200;
         return statement;

@@ -6,7 +6,15 @@ import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { embeddedPgMigrations } from "../../src/db/pg/migrate";
 import { freshDatabase } from "../helpers/postgres";
-import { ROOT, type RunningProcess, seedIntegration, startServe, tempDir } from "../helpers/server";
+import {
+  ROOT,
+  type RunningProcess,
+  seedFileAccount,
+  seedIntegration,
+  startServe,
+  tempDir,
+} from "../helpers/server";
+import { bankFile } from "../statements/import-support";
 
 const running: RunningProcess[] = [];
 let binary = "";
@@ -151,11 +159,30 @@ describe("compiled svc", () => {
       } else expect(JSON.parse(text).operations).toHaveLength(25_000);
     }
     expect((await fetch(`${server.url}/docs/json`)).status).toBe(200);
+    // A bank file over a megabyte is imported by a worker thread: its module is in the binary too.
+    const files = await seedFileAccount(server);
+    const bank = bankFile(files.number, "2026-10-01", "2026-10-10", { opsPerDay: 200 });
+    expect(bank.bytes.byteLength).toBeGreaterThan(1 << 20);
+    const form = new FormData();
+    form.append("bank_account_id", files.accountId);
+    form.append("external_id", "bin-import");
+    form.append("file", new Blob([bank.bytes as Uint8Array<ArrayBuffer>]), "kl_to_1c.txt");
+    const imported = await fetch(`${server.url}/api/v1/integration/statements/import`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${files.token}` },
+      body: form,
+    });
+    expect(imported.status).toBe(201);
+    expect(await imported.json()).toMatchObject({
+      status: "ready",
+      operations_count: bank.operations.length,
+    });
     expect(await server.stop("SIGTERM")).toBe(0);
     // The checkpoint worker is a second entrypoint of the binary: it must be found and run.
     const messages = server.lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
     expect(messages).toContain("database checkpoints run in a worker thread");
     expect(messages).not.toContain("checkpoint worker failed; checkpoints happen on commit again");
     expect(messages).not.toContain("export thread failed");
+    expect(messages).not.toContain("import thread failed");
   }, 60_000);
 });

@@ -136,6 +136,8 @@ export async function seedToken(
     rate_limit_per_minute?: number;
     name?: string;
     sandbox?: { ops_per_day?: number };
+    bank?: string;
+    mode?: "live" | "test";
   } = {},
 ) {
   const company = (await (
@@ -143,12 +145,13 @@ export async function seedToken(
   ).json()) as {
     company_id: string;
   };
+  // One account number per seed: a number with its BIK is one account.
+  const number = withAccountKey(`40702810${String(++seededAccounts).padStart(12, "0")}`, "044525225");
   const account = (await (
     await server.admin("POST", "/bank-accounts", {
       company_id: company.company_id,
-      bank: "sandbox",
-      // One account number per seed: a number with its BIK is one account.
-      account_number: withAccountKey(`40702810${String(++seededAccounts).padStart(12, "0")}`, "044525225"),
+      bank: opts.bank ?? "sandbox",
+      account_number: number,
       bik: "044525225",
       alias: "main",
       sandbox: opts.sandbox,
@@ -159,7 +162,7 @@ export async function seedToken(
       company_id: company.company_id,
       name: opts.name ?? "e2e",
       purpose: opts.purpose ?? "integration",
-      mode: "test",
+      mode: opts.mode ?? "test",
       scope_read_statements: true,
       accounts: [{ bank_account_id: account.bank_account_id, allow_read_statements: true }],
       rate_limit_per_minute: opts.rate_limit_per_minute ?? 10000,
@@ -168,9 +171,18 @@ export async function seedToken(
   return {
     companyId: company.company_id,
     accountId: account.bank_account_id,
+    number,
     token: token.token,
     tokenId: token.api_token_id,
   };
+}
+
+/**
+ * Company, an account of bank kind `file` (statements from the bank's own 1C files) and a live
+ * integration token that reads it (a test token reaches sandbox banks only).
+ */
+export function seedFileAccount(server: RunningProcess) {
+  return seedToken(server, { bank: "file", mode: "live" });
 }
 
 /** Company, sandbox account and an integration token, through the admin API of a running server. */

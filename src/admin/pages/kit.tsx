@@ -167,7 +167,7 @@ export function pageKit(deps: AdminPagesDeps) {
         form: FormValues,
         files: MultipartForm["files"],
         ctx: RouteContext,
-      ) => Outcome,
+      ) => Outcome | Promise<Outcome>,
     ) =>
     async (ctx: RouteContext): Promise<string> => {
       const session = sessionOf(ctx);

@@ -93,24 +93,32 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
   return [
     post(
       "/admin/statements/import",
-      uploadAction(STATEMENT_FILE_LIMIT, (session, form, files, ctx) => {
+      uploadAction(STATEMENT_FILE_LIMIT, async (session, form, files, ctx) => {
         const input = { bank_account_id: form.bank_account_id ?? "" };
         const file = files.get("file");
-        return statementAction(
+        const refused = (error: ApiError) => statementsPage(session, {}, error.status, error.message, input);
+        if (!file || file.bytes.byteLength === 0) {
+          return refused(
+            new ApiError("validation_error", "Выберите файл выписки (kl_to_1c.txt)", { field: "file" }),
+          );
+        }
+        // Parsed and stored off the server's thread; the audit entry follows the stored statement.
+        let view: StatementView;
+        try {
+          view = await statements.importFileFromUi(input.bank_account_id, file.bytes, file.sha256);
+        } catch (error) {
+          if (error instanceof ApiError) return refused(error);
+          throw error;
+        }
+        admin.recordAction("admin.statement.import", view.statement_id, actorOf(ctx), {
+          ...input,
+          filename: file.filename,
+          bytes: file.bytes.byteLength,
+        });
+        return flashThen(
           session,
-          ctx,
-          "admin.statement.import",
-          { ...input, filename: file?.filename, bytes: file?.bytes.byteLength },
-          () => {
-            if (!file || file.bytes.byteLength === 0) {
-              throw new ApiError("validation_error", "Выберите файл выписки (kl_to_1c.txt)", {
-                field: "file",
-              });
-            }
-            return statements.importFileFromUi(input.bank_account_id, file.bytes);
-          },
-          (v) => `Выписка загружена: ${v.date_from} — ${v.date_to}, операций: ${v.operations_count ?? 0}`,
-          input,
+          `Выписка загружена: ${view.date_from} — ${view.date_to}, операций: ${view.operations_count ?? 0}`,
+          "/admin/statements",
         );
       }),
       {
