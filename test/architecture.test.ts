@@ -40,7 +40,6 @@ const KNOWN_BREACHES = new Set([
   // db/ reaches into features and the configuration.
   "db/pg/operations-search.ts -> mcp/read-model.ts",
   "db/pg/operations-search.ts -> statements/queries.ts",
-  "db/pg/rate-limiter.ts -> auth/rate-limiter.ts",
   // The audit export and the log import each other.
   "audit/audit-log.ts -> audit/audit-export.ts",
   // `svc admin` takes the store's opening from the composition root.

@@ -10,8 +10,8 @@
 // cannot grow the table nor pass uncounted.
 import type { Clock } from "../core/clock";
 import { ApiError } from "../core/errors";
+import { WINDOW_MS, windowStartOf } from "../core/rate-window";
 import { normalizeIp, parseIp } from "./ip";
-import { WINDOW_MS, windowStartOf } from "./rate-limiter";
 
 const DEFAULT_MAX_ADDRESSES = 10_000;
 

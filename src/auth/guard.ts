@@ -7,10 +7,11 @@
 import type { Clock } from "../core/clock";
 import { ApiError } from "../core/errors";
 import { errorText, type Logger } from "../core/logger";
+import type { RateDecision, RateLimiter } from "../core/rate-window";
 import type { AccountGrant, TokenAuthRecord, TokenRepository } from "../db/repos/tokens";
 import { type AddressLimiter, addressRefusal } from "./address-limiter";
 import { type IpRange, ipAllowed, parseIpRange } from "./ip";
-import { type RateDecision, type RateLimiter, rateLimitHeaders } from "./rate-limiter";
+import { rateLimitHeaders } from "./rate-limiter";
 import { bearerValue, hashToken, isWellFormedToken, type TokenPurpose } from "./tokens";
 
 export const DEFAULT_RATE_LIMIT: Record<TokenPurpose, number> = { integration: 60, mcp: 300 };

@@ -5,14 +5,14 @@
 // Windows come from svc's clock, not the database's now(): tests with a fixed clock work, and
 // replicas agree on a window as far as their clocks agree.
 import type { Sql } from "postgres";
+import type { Clock } from "../../core/clock";
 import {
   decide,
   type RateDecision,
   type RateLimiter,
   WINDOW_MS,
   windowStartOf,
-} from "../../auth/rate-limiter";
-import type { Clock } from "../../core/clock";
+} from "../../core/rate-window";
 
 /** How long a hit may wait for the database before it fails (and the request gets 503). */
 const DEFAULT_TIMEOUT_MS = 2_000;
