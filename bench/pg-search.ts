@@ -11,11 +11,11 @@
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
+import { searchWords } from "../src/db/operation-filter";
 import { type PgOperationFilter, searchOperations } from "../src/db/pg/operations-search";
 import { postgresPort } from "../src/db/pg/port";
 import { PgSyncClient } from "../src/db/pg/sync-client";
 import type { SqlPort } from "../src/db/sql-port";
-import { searchWords } from "../src/mcp/read-model";
 import { type OwnDatabase, ownDatabase } from "../test/helpers/pg";
 import { ROOT, tempDir } from "../test/helpers/server";
 import { describeMachine } from "./lib/machine";

@@ -10,9 +10,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { migrate, openDatabase } from "../src/db/open";
+import { searchWords } from "../src/db/operation-filter";
 import { SearchBudgetExceeded } from "../src/db/search-limits";
 import { sqlitePort } from "../src/db/sql-port";
-import { McpReadModel, searchWords } from "../src/mcp/read-model";
+import { McpReadModel } from "../src/mcp/read-model";
 import { tempDir } from "../test/helpers/server";
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 8);

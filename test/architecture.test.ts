@@ -37,9 +37,6 @@ const SHARED_LAYERS: Record<string, string[]> = {
 };
 
 const KNOWN_BREACHES = new Set([
-  // db/ reaches into features and the configuration.
-  "db/pg/operations-search.ts -> mcp/read-model.ts",
-  "db/pg/operations-search.ts -> statements/queries.ts",
   // The audit export and the log import each other.
   "audit/audit-log.ts -> audit/audit-export.ts",
   // `svc admin` takes the store's opening from the composition root.

@@ -12,6 +12,7 @@ import { migrate as migrateFolder } from "drizzle-orm/postgres-js/migrator";
 import fc from "fast-check";
 import type postgres from "postgres";
 import { migrate, type OpenedDatabase, openDatabase } from "../../src/db/open";
+import { searchWords } from "../../src/db/operation-filter";
 import {
   type PgOperationFilter,
   type SearchTuning,
@@ -22,7 +23,7 @@ import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { SearchBudgetExceeded } from "../../src/db/search-limits";
 import { type SqlArray, type SqlPort, type SqlValue, sqlitePort } from "../../src/db/sql-port";
 import type { StatementOperation } from "../../src/formats/types";
-import { McpReadModel, searchWords } from "../../src/mcp/read-model";
+import { McpReadModel } from "../../src/mcp/read-model";
 import { PG_MIGRATIONS } from "../helpers/pg";
 import { connect, freshDatabase, migratedDatabase } from "../helpers/postgres";
 import { tempDir } from "../helpers/server";

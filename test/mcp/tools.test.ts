@@ -1,6 +1,7 @@
 // The six tools from an agent's point of view: shapes, limits, paging, search, access.
 import { describe, expect, test } from "bun:test";
-import { ftsQuery, searchWords } from "../../src/mcp/read-model";
+import { searchWords } from "../../src/db/operation-filter";
+import { ftsQuery } from "../../src/db/sqlite/operations-search";
 import { maskLongNumbers } from "../../src/mcp/views";
 import { makeTestApp } from "../helpers/app";
 import { callTool, initSession, readyStatement, type ToolResultBody } from "./helpers";

@@ -1,8 +1,8 @@
 // search_operations on PostgreSQL: the same rows in the same order as McpReadModel.searchOperations
 // on SQLite, served by the search column and functions of migrations-pg/0004_operations_search.sql.
 import type { StatementOperation } from "../../formats/types";
-import type { OperationFilter } from "../../mcp/read-model";
-import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../../statements/queries";
+import type { OperationFilter } from "../operation-filter";
+import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../operation-rows";
 import { SEARCH_LIMITS, SearchBudgetExceeded } from "../search-limits";
 import type { SqlArray, SqlPort, SqlValue } from "../sql-port";
 import { PgQueryError } from "./sync-client";

@@ -1,11 +1,16 @@
 import { Type } from "@sinclair/typebox";
 import { validationError } from "../../core/errors";
 import { ruDaysGenitive } from "../../core/plural";
+import {
+  type OperationFilter,
+  SEARCH_MAX_WORDS,
+  SEARCH_MIN_CHARS,
+  searchWords,
+} from "../../db/operation-filter";
 import { SearchBudgetExceeded } from "../../db/search-limits";
 import { isValidIsoDate } from "../../formats/dates";
 import { rublesToKopecks } from "../../formats/money";
 import { daysInclusive } from "../../statements/service";
-import { type OperationFilter, SEARCH_MAX_WORDS, SEARCH_MIN_CHARS, searchWords } from "../read-model";
 import { OperationSchema, operationView } from "../views";
 import { BankAccountId, Cursor, DATE_PATTERN, UNTRUSTED } from "./common";
 import type { ToolDefinition } from "./registry";

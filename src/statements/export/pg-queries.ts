@@ -3,16 +3,12 @@
 // bytes: json objects are `operationJson` of each row (SQLite builds the same text in SQL), and 1C
 // documents are all left to the field writer (`document` null), which is what SQLite's laid-out
 // documents are held equal to.
+
+import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../../db/operation-rows";
 import type { SqlPort, SqlStatement } from "../../db/sql-port";
 import { CSV_COLUMNS, type StoredCsvValues } from "../../formats/csv";
 import type { OneCVersion, StatementOperation } from "../../formats/types";
-import {
-  inDocTypeOrder,
-  OPERATION_COLUMNS,
-  type OperationDbRow,
-  operationFromRow,
-  type StatementRow,
-} from "../queries";
+import { inDocTypeOrder, type StatementRow } from "../queries";
 import { operationJson } from ".";
 import type { ExportReads } from "./queries";
 

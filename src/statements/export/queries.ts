@@ -2,15 +2,10 @@
 // json text or 1C documents laid out by SQLite, and its document kinds. Used by the server's
 // thread and by the export workers, each over its own connection; nothing here writes.
 import type { Database, Statement } from "bun:sqlite";
+import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../../db/operation-rows";
 import type { StoredCsvValues } from "../../formats/csv";
 import type { OneCVersion, StatementOperation } from "../../formats/types";
-import {
-  inDocTypeOrder,
-  OPERATION_COLUMNS,
-  type OperationDbRow,
-  operationFromRow,
-  type StatementRow,
-} from "../queries";
+import { inDocTypeOrder, type StatementRow } from "../queries";
 import { oneCDocumentSql } from "./onec-sql";
 
 function hasConcat(sqlite: Database): boolean {
