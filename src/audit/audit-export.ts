@@ -3,7 +3,7 @@
 import { csvFormatRow } from "d3-dsv";
 import type { SqlPort } from "../db/sql-port";
 import { csvTextCell } from "../formats/csv";
-import { AUDIT_COLUMNS } from "./audit-log";
+import { AUDIT_COLUMNS } from "./columns";
 
 export type AuditExportFormat = "jsonl" | "csv";
 

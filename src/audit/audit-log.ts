@@ -2,6 +2,7 @@
 // payment actions all land here; entries are never updated. Portable SQL on the stores' port.
 import type { SqlArray, SqlPort, SqlStatement } from "../db/sql-port";
 import { type AuditExportFormat, auditExportStream } from "./audit-export";
+import { AUDIT_COLUMNS } from "./columns";
 
 export interface AuditEntryInput {
   at: Date;
@@ -81,24 +82,6 @@ type Filter = [sql: string, value: string | number];
 
 /** Ids per block of the token map (`id >> 12` in migration 0005). */
 export const AUDIT_BLOCK_IDS = 4096;
-
-/** The columns an entry fills (the id is the database's). */
-export const AUDIT_COLUMNS = [
-  "at",
-  "actor",
-  "api_token_id",
-  "mcp_session_id",
-  "action",
-  "tool",
-  "target",
-  "arguments",
-  "outcome",
-  "duration_ms",
-  "request_id",
-  "ip",
-  "transport",
-  "protocol_revision",
-] as const;
 
 /** Characters kept of each text field other than the arguments (names, ids, outcomes: svc's own
  *  are far shorter; a client's tool name, method or session id may be anything). */
