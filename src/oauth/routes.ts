@@ -5,7 +5,8 @@ import { Elysia } from "elysia";
 import { bodyPolicyOption, isInvalidBody } from "../http/body-policy";
 import { clientLimitOption } from "../http/client-limit";
 import { securityHeaders } from "../http/security-headers";
-import { OAuthError, type OAuthService } from "./service";
+import { OAuthError } from "./protocol";
+import type { OAuthService } from "./service";
 
 const FORM_LIMIT = 16 * 1024;
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
@@ -64,11 +65,11 @@ export function oauthRoutes(service: OAuthService) {
   return new Elysia({ name: "oauth" })
     .use(bodyPolicyOption)
     .use(clientLimitOption)
-    .get("/.well-known/oauth-protected-resource/mcp", () => service.protectedResourceMetadata(), {
+    .get("/.well-known/oauth-protected-resource/mcp", () => service.metadata.protectedResource(), {
       clientLimit: PER_ADDRESS,
       detail: doc("Protected resource metadata of /mcp (RFC 9728)", "Where agents learn how to sign in."),
     })
-    .get("/.well-known/oauth-authorization-server", () => service.authorizationServerMetadata(), {
+    .get("/.well-known/oauth-authorization-server", () => service.metadata.authorizationServer(), {
       clientLimit: PER_ADDRESS,
       detail: doc(
         "Authorization server metadata (RFC 8414)",
@@ -80,7 +81,7 @@ export function oauthRoutes(service: OAuthService) {
       ({ body }) => {
         try {
           if (isInvalidBody(body)) throw new OAuthError("invalid_client_metadata", "the body is not JSON");
-          return Response.json(service.register(body), { status: 201, headers: NO_STORE });
+          return Response.json(service.clients.register(body), { status: 201, headers: NO_STORE });
         } catch (e) {
           if (e instanceof OAuthError) return oauthError(e);
           throw e;
@@ -98,7 +99,7 @@ export function oauthRoutes(service: OAuthService) {
     .get(
       "/oauth/authorize",
       async ({ query }) => {
-        const outcome = await service.authorize(query as Record<string, string | undefined>);
+        const outcome = await service.requests.authorize(query as Record<string, string | undefined>);
         if (outcome.kind === "page") return errorPage(outcome.message);
         return new Response(null, {
           status: 302,
@@ -120,7 +121,7 @@ export function oauthRoutes(service: OAuthService) {
         try {
           const form = formOf(body);
           if (form === null) throw new OAuthError("invalid_request", "the body must be a form");
-          return Response.json(service.token(form, basic), { headers: NO_STORE });
+          return Response.json(service.tokens.token(form, basic), { headers: NO_STORE });
         } catch (e) {
           if (e instanceof OAuthError) return oauthError(e, basic !== null);
           throw e;
@@ -142,7 +143,7 @@ export function oauthRoutes(service: OAuthService) {
         try {
           const form = formOf(body);
           if (form === null) throw new OAuthError("invalid_request", "the body must be a form");
-          service.revoke(form, basic);
+          service.tokens.revoke(form, basic);
           return new Response(null, { status: 200, headers: NO_STORE });
         } catch (e) {
           if (e instanceof OAuthError) return oauthError(e, basic !== null);
