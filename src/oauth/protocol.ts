@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { AuditLog } from "../audit/audit-log";
 import type { Clock } from "../core/clock";
+import type { AnsweredByItsRoutes } from "../core/errors";
 import type { BankAccountRepository, CompanyRepository } from "../db/repos/accounts";
 import type { TokenRepository } from "../db/repos/tokens";
 import type { OAuthRepository } from "./repository";
@@ -21,8 +22,11 @@ export const SPENT_KEEP_MS = DAY_MS;
 /** A client that got no grant within a day of its registration (or last document fetch) is deleted. */
 export const UNUSED_CLIENT_MS = DAY_MS;
 
-/** An OAuth error answer (RFC 6749 §5.2): `error` and a description, with its HTTP status. */
-export class OAuthError extends Error {
+/** An OAuth error answer (RFC 6749 §5.2): `error` and a description, with its HTTP status.
+ *  The OAuth routes' own error handler answers it, never the envelope. */
+export class OAuthError extends Error implements AnsweredByItsRoutes {
+  readonly answeredByItsRoutes = true;
+
   constructor(
     readonly error: string,
     readonly description: string,
