@@ -231,7 +231,7 @@ export function adminApi({
         },
       )
       // ---- OAuth: the consents agent hosts ask for, their clients and grants (decisions §12)
-      .get("/oauth/requests", ({ query }) => oauth.pendingRequests(query), {
+      .get("/oauth/requests", ({ query }) => oauth.requests.pendingRequests(query), {
         query: OAuthListQuery,
         detail: doc(
           "Authorization requests waiting for the operator's consent, newest first, in pages (limit, cursor)",
@@ -246,7 +246,7 @@ export function adminApi({
       })
       .post(
         "/oauth/requests/:request_id/approve",
-        ({ params, body, actor }) => oauth.approve(params.request_id, body, actor),
+        ({ params, body, actor }) => oauth.requests.approve(params.request_id, body, actor),
         {
           bodyPolicy: JSON_BODY,
           body: OAuthApproveBody,
@@ -257,10 +257,14 @@ export function adminApi({
           ),
         },
       )
-      .post("/oauth/requests/:request_id/deny", ({ params, actor }) => oauth.deny(params.request_id, actor), {
-        detail: doc("Deny: redirect_to carries error=access_denied", ["not_found"], ok(RedirectToSchema)),
-      })
-      .get("/oauth/clients", ({ query }) => oauth.clients(query), {
+      .post(
+        "/oauth/requests/:request_id/deny",
+        ({ params, actor }) => oauth.requests.deny(params.request_id, actor),
+        {
+          detail: doc("Deny: redirect_to carries error=access_denied", ["not_found"], ok(RedirectToSchema)),
+        },
+      )
+      .get("/oauth/clients", ({ query }) => oauth.clients.list(query), {
         query: OAuthListQuery,
         detail: doc(
           "OAuth clients (registered or known by their metadata document), newest first, in pages (limit, cursor)",
@@ -273,7 +277,7 @@ export function adminApi({
           ),
         ),
       })
-      .get("/oauth/grants", ({ query }) => oauth.grants(query), {
+      .get("/oauth/grants", ({ query }) => oauth.tokens.grants(query), {
         query: OAuthListQuery,
         detail: doc(
           "Grants: connected apps, their company and accounts, newest first, in pages (limit, cursor)",
@@ -289,7 +293,7 @@ export function adminApi({
       .post(
         "/oauth/grants/:id/revoke",
         ({ params, actor }) => {
-          const grant = oauth.revokeGrant(params.id);
+          const grant = oauth.tokens.revokeGrant(params.id);
           service.recordAction("admin.oauth.revoke", params.id, actor);
           return { grant_id: grant.id, revoked_at: grant.revokedAt };
         },

@@ -92,6 +92,19 @@ export function apiErrorOf(error: unknown): ApiError | null {
   return typeof answered?.toApiError === "function" ? answered.toApiError() : null;
 }
 
+/**
+ * An error that the routes throwing it answer in their own protocol (OAuth's RFC 6749 §5.2 body),
+ * by an error handler of their plugin: the envelope's handler, which runs before any plugin's,
+ * lets it pass on to that one.
+ */
+export interface AnsweredByItsRoutes {
+  readonly answeredByItsRoutes: true;
+}
+
+export function isAnsweredByItsRoutes(error: unknown): boolean {
+  return (error as Partial<AnsweredByItsRoutes> | null)?.answeredByItsRoutes === true;
+}
+
 export function validationError(field: string, message: string, details?: ErrorDetails): ApiError {
   return new ApiError("validation_error", message, { field, ...details });
 }

@@ -1,6 +1,7 @@
 // The one error handler: every error becomes the envelope with its status (ApiError as thrown;
 // the framework's not-found, parse and validation errors mapped to the spec's codes; anything
-// else 500 internal_error, logged with the request id, never a stack trace in a body).
+// else 500 internal_error, logged with the request id, never a stack trace in a body). An error
+// its routes answer in their own protocol (AnsweredByItsRoutes) goes on to their plugin's handler.
 
 import { Elysia } from "elysia";
 import {
@@ -9,6 +10,7 @@ import {
   apiErrorOf,
   errorEnvelope,
   invalidRequestBody,
+  isAnsweredByItsRoutes,
   validationError,
 } from "../core/errors";
 import { errorText, type Logger } from "../core/logger";
@@ -49,6 +51,7 @@ export function errorEnvelopePlugin(deps: ErrorEnvelopeDeps) {
   return new Elysia({ name: "error-envelope" }).use(withRequestState).onError({ as: "global" }, (ctx) => {
     const { code, error, set, request } = ctx;
     const state = (ctx as unknown as { requestState?: RequestState }).requestState;
+    if (isAnsweredByItsRoutes(error)) return;
     if (error instanceof OwnAnswer) {
       if (state) error.response.headers.set("x-request-id", state.requestId);
       set.status = error.response.status;

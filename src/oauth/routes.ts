@@ -1,15 +1,19 @@
 // The authorization server's HTTP surface: the two metadata documents, registration,
 // /oauth/authorize (to the operator's consent page), /oauth/token and /oauth/revoke. OAuth
-// clients get OAuth answers ({error, error_description}, RFC 6749 §5.2), never the REST envelope.
+// clients get OAuth answers ({error, error_description}, RFC 6749 §5.2), never the REST envelope:
+// one error handler of this plugin answers every OAuthError its routes throw; anything else goes
+// on to the envelope.
 import { Elysia } from "elysia";
 import { bodyPolicyOption, isInvalidBody } from "../http/body-policy";
 import { clientLimitOption } from "../http/client-limit";
 import { securityHeaders } from "../http/security-headers";
-import { OAuthError, type OAuthService } from "./service";
+import { type BasicCredentials, OAuthError } from "./protocol";
+import type { OAuthService } from "./service";
 
 const FORM_LIMIT = 16 * 1024;
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
 
+/** The answer of an OAuthError; a client that sent Basic credentials is challenged on a 401. */
 function oauthError(e: OAuthError, basicUsed = false): Response {
   const headers: Record<string, string> = { ...NO_STORE };
   if (e.status === 401 && basicUsed) headers["www-authenticate"] = 'Basic realm="svc"';
@@ -17,7 +21,7 @@ function oauthError(e: OAuthError, basicUsed = false): Response {
 }
 
 /** HTTP Basic client credentials (RFC 6749 §2.3.1: both parts form-urlencoded). */
-function basicCredentials(request: Request): { id: string; secret: string } | null {
+function basicCredentials(request: Request): BasicCredentials {
   const header = request.headers.get("authorization");
   if (!header?.startsWith("Basic ")) return null;
   const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
@@ -33,11 +37,13 @@ function basicCredentials(request: Request): { id: string; secret: string } | nu
   }
 }
 
-function formOf(body: unknown): Record<string, string> | null {
-  if (isInvalidBody(body) || typeof body !== "object" || body === null || Array.isArray(body)) return null;
+/** The form of a token or revocation request: every field a string. */
+function formOf(body: unknown): Record<string, string> {
+  const notForm = new OAuthError("invalid_request", "the body must be a form");
+  if (isInvalidBody(body) || typeof body !== "object" || body === null || Array.isArray(body)) throw notForm;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(body)) {
-    if (typeof v !== "string") return null;
+    if (typeof v !== "string") throw notForm;
     out[k] = v;
   }
   return out;
@@ -60,15 +66,18 @@ function errorPage(message: string): Response {
   });
 }
 
-export function oauthRoutes(service: OAuthService) {
+export function oauthRoutes(oauth: OAuthService) {
   return new Elysia({ name: "oauth" })
     .use(bodyPolicyOption)
     .use(clientLimitOption)
-    .get("/.well-known/oauth-protected-resource/mcp", () => service.protectedResourceMetadata(), {
+    .onError(({ error, request }) => {
+      if (error instanceof OAuthError) return oauthError(error, basicCredentials(request) !== null);
+    })
+    .get("/.well-known/oauth-protected-resource/mcp", () => oauth.metadata.protectedResource(), {
       clientLimit: PER_ADDRESS,
       detail: doc("Protected resource metadata of /mcp (RFC 9728)", "Where agents learn how to sign in."),
     })
-    .get("/.well-known/oauth-authorization-server", () => service.authorizationServerMetadata(), {
+    .get("/.well-known/oauth-authorization-server", () => oauth.metadata.authorizationServer(), {
       clientLimit: PER_ADDRESS,
       detail: doc(
         "Authorization server metadata (RFC 8414)",
@@ -78,13 +87,8 @@ export function oauthRoutes(service: OAuthService) {
     .post(
       "/oauth/register",
       ({ body }) => {
-        try {
-          if (isInvalidBody(body)) throw new OAuthError("invalid_client_metadata", "the body is not JSON");
-          return Response.json(service.register(body), { status: 201, headers: NO_STORE });
-        } catch (e) {
-          if (e instanceof OAuthError) return oauthError(e);
-          throw e;
-        }
+        if (isInvalidBody(body)) throw new OAuthError("invalid_client_metadata", "the body is not JSON");
+        return Response.json(oauth.clients.register(body), { status: 201, headers: NO_STORE });
       },
       {
         bodyPolicy: { kind: "json", limit: FORM_LIMIT, invalid: "route" },
@@ -98,7 +102,7 @@ export function oauthRoutes(service: OAuthService) {
     .get(
       "/oauth/authorize",
       async ({ query }) => {
-        const outcome = await service.authorize(query as Record<string, string | undefined>);
+        const outcome = await oauth.requests.authorize(query as Record<string, string | undefined>);
         if (outcome.kind === "page") return errorPage(outcome.message);
         return new Response(null, {
           status: 302,
@@ -115,17 +119,8 @@ export function oauthRoutes(service: OAuthService) {
     )
     .post(
       "/oauth/token",
-      ({ body, request }) => {
-        const basic = basicCredentials(request);
-        try {
-          const form = formOf(body);
-          if (form === null) throw new OAuthError("invalid_request", "the body must be a form");
-          return Response.json(service.token(form, basic), { headers: NO_STORE });
-        } catch (e) {
-          if (e instanceof OAuthError) return oauthError(e, basic !== null);
-          throw e;
-        }
-      },
+      ({ body, request }) =>
+        Response.json(oauth.tokens.token(formOf(body), basicCredentials(request)), { headers: NO_STORE }),
       {
         bodyPolicy: { kind: "form", limit: FORM_LIMIT, invalid: "route" },
         clientLimit: PER_ADDRESS,
@@ -138,16 +133,8 @@ export function oauthRoutes(service: OAuthService) {
     .post(
       "/oauth/revoke",
       ({ body, request }) => {
-        const basic = basicCredentials(request);
-        try {
-          const form = formOf(body);
-          if (form === null) throw new OAuthError("invalid_request", "the body must be a form");
-          service.revoke(form, basic);
-          return new Response(null, { status: 200, headers: NO_STORE });
-        } catch (e) {
-          if (e instanceof OAuthError) return oauthError(e, basic !== null);
-          throw e;
-        }
+        oauth.tokens.revoke(formOf(body), basicCredentials(request));
+        return new Response(null, { status: 200, headers: NO_STORE });
       },
       {
         bodyPolicy: { kind: "form", limit: FORM_LIMIT, invalid: "route" },

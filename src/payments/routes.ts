@@ -16,7 +16,8 @@ import {
   SubmitBody,
   UploadForm,
 } from "./model";
-import type { PaymentService, RequestContext } from "./service";
+import type { PaymentService } from "./service";
+import type { RequestContext } from "./submission";
 
 const NEED: Requirement = { purpose: "integration", scope: "send_payments" };
 

@@ -1,165 +1,31 @@
 // Payment imports: upload a 1C payment file as an import of draft items, read it back, submit
-// all drafts or one item to the bank. Knows nothing of HTTP: takes a principal and plain input,
-// returns views or throws ApiError.
-//
-// Crash safety of submit. (1) One BEGIN IMMEDIATE transaction stores the idempotency record
-// (api_token_id, external_id, payload_hash) as in_progress and moves the claimed items from draft
-// to submitting, each with a bank idempotency key (the item id, so it never changes); it commits
-// before any bank call. (2) Each item is sent with its key and its answer is stored at once.
-// (3) A last transaction stores the answer (the response body) and the audit entry, and marks the
-// record completed. A repeat of a completed key replays the stored answer without a bank call.
-// A repeat of a key whose record is still in_progress either joins the call running in this
-// process or, when none runs (the process stopped mid-submit, or the bank could not be reached),
-// re-sends the items still submitting with the SAME bank idempotency key, so the bank dedupes
-// them; `resumeInterrupted()` does the same for every such record, without a client's repeat.
-// Several replicas: whoever sends a submission's items holds its lease (payment_submissions.
-// lease_until_ms, renewed before each item); a repeat arriving at another replica meanwhile waits
-// for the stored answer instead of calling the bank, or takes over once the lease has passed (the
-// holder stopped). Every item is sent by one process at a time.
-import { createHash } from "node:crypto";
-import type { AuditEntryInput } from "../audit/audit-log";
+// all drafts or one item to the bank (submission.ts: idempotent, safe across crashes and
+// replicas). Knows nothing of HTTP: takes a principal and plain input, returns views or throws
+// ApiError.
 import type { AccessPolicy } from "../auth/access-policy";
 import type { Principal } from "../auth/guard";
-import type { PaymentOrder } from "../banks/adapter";
-import type { BankGateway } from "../banks/gateway";
-import { type Clock, newId } from "../core/clock";
+import { newId } from "../core/clock";
 import { ApiError } from "../core/errors";
 import { checkedExternalId } from "../core/text";
-import type { BankAccountRecord } from "../db/repos/accounts";
 import { maskAccountNumber } from "../formats/mask";
-import { kopecksToJsonNumber } from "../formats/money";
-import type { ImportStatus, PaymentImportView, PaymentItemView } from "./model";
+import type { PaymentImportView, PaymentItemView } from "./model";
 import { readPaymentFile } from "./onec-import";
-import type { ItemRow, PaymentRepository, SubmissionKind, SubmissionRow } from "./repository";
+import { PaymentSubmissions, type RequestContext, type SubmissionDeps, tokenAuditEntry } from "./submission";
+import { importView, itemView, type OperatorPaymentView } from "./views";
 
-// Routes and tests name the views through the service.
-export type { ImportStatus, PaymentImportView, PaymentItemView } from "./model";
-
-/** Who asked, for the audit entries. */
-export interface RequestContext {
-  requestId?: string | null;
-  ip?: string | null;
-}
-
-/** A payment document with what only the operator may see. */
-export type OperatorPaymentView = PaymentItemView & {
-  bank_account_id: string;
-  payee_name: string;
-  bank_reference: string | null;
-  /** Where to sign it in the bank, while it waits for a signature. */
-  sign_url: string | null;
-};
-
-export interface PaymentServiceDeps {
-  clock: Clock;
-  repo: PaymentRepository;
+export interface PaymentServiceDeps extends SubmissionDeps {
   access: AccessPolicy;
-  gateway: BankGateway;
-  accountOf: (id: string) => BankAccountRecord | null;
-  /** How long a submission's lease lasts past each item's bank call (SVC_POLL_LEASE_SECONDS). */
-  leaseMs: number;
 }
-
-/** How often a repeat waiting for another replica's submission looks at it again. */
-const LEASE_WAIT_MS = 50;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function itemView(row: ItemRow): PaymentItemView {
-  const view: PaymentItemView = {
-    item_id: row.id,
-    import_id: row.import_id,
-    status: row.status,
-    doc_number: row.doc_number,
-    doc_date: row.doc_date,
-    amount: kopecksToJsonNumber(row.amount),
-    currency: row.currency,
-    purpose: row.purpose,
-    payee: {
-      name: row.payee_name,
-      inn: row.payee_inn,
-      kpp: row.payee_kpp,
-      account_masked: maskAccountNumber(row.payee_account),
-      bank_bik: row.payee_bank_bik,
-    },
-  };
-  if (row.submitted_at !== null && row.status !== "draft") view.submitted_at = row.submitted_at;
-  if (row.status === "rejected") {
-    view.error = { code: row.error_code ?? "bank_error", message: row.error_message ?? "Ошибка банка" };
-  }
-  return view;
-}
-
-function importStatus(items: Pick<ItemRow, "status">[]): ImportStatus {
-  if (items.some((i) => i.status === "submitting")) return "submitting";
-  const drafts = items.filter((i) => i.status === "draft").length;
-  if (drafts === items.length) return "uploaded";
-  return drafts === 0 ? "submitted" : "partially_submitted";
-}
-
-/** Hash over what a submit sends: the route kind, the import, and the items' ids and contents. */
-export function payloadHash(kind: SubmissionKind, importId: string, items: ItemRow[]): string {
-  const payload = {
-    kind,
-    import_id: importId,
-    items: items.map((i) => [
-      i.id,
-      i.doc_number,
-      i.doc_date,
-      i.amount,
-      i.currency,
-      i.purpose,
-      i.payee_name,
-      i.payee_inn,
-      i.payee_kpp,
-      i.payee_account,
-      i.payee_bank_bik,
-    ]),
-  };
-  return createHash("sha256").update(JSON.stringify(payload)).digest("hex");
-}
-
-function paymentOrder(item: ItemRow): PaymentOrder {
-  return {
-    doc_number: item.doc_number,
-    doc_date: item.doc_date,
-    amount: item.amount,
-    currency: item.currency,
-    purpose: item.purpose,
-    payee: {
-      name: item.payee_name,
-      inn: item.payee_inn,
-      kpp: item.payee_kpp,
-      account: item.payee_account,
-      bank_bik: item.payee_bank_bik,
-    },
-  };
-}
-
-class BankUnreachable extends Error {}
 
 export class PaymentService {
-  /** Submissions whose bank calls run in this process, by submission id. */
-  private readonly inFlight = new Map<string, Promise<string>>();
+  private readonly submissions: PaymentSubmissions;
 
-  constructor(private readonly deps: PaymentServiceDeps) {}
+  constructor(private readonly deps: PaymentServiceDeps) {
+    this.submissions = new PaymentSubmissions(deps);
+  }
 
   private now(): string {
     return this.deps.clock.now().toISOString();
-  }
-
-  private auditEntry(
-    principal: Principal,
-    ctx: RequestContext,
-    e: Pick<AuditEntryInput, "action" | "target" | "arguments" | "outcome">,
-  ): AuditEntryInput {
-    return {
-      at: this.deps.clock.now(),
-      actor: "token",
-      apiTokenId: principal.tokenId,
-      requestId: ctx.requestId ?? null,
-      ip: ctx.ip ?? null,
-      ...e,
-    };
   }
 
   /** POST /imports: validates the file, then stores the import with its draft items. */
@@ -179,7 +45,7 @@ export class PaymentService {
             .map((p) => ({ line: p.payer_account_line, field: "ПлательщикСчет" }))[0];
     if (mismatch) {
       this.deps.repo.writeAudit(
-        this.auditEntry(principal, ctx, {
+        tokenAuditEntry(this.deps.clock, principal, ctx, {
           action: "payments.import.upload",
           target: account.id,
           arguments: { bank_account_id: account.id, file_bytes: input.file.byteLength },
@@ -223,7 +89,7 @@ export class PaymentService {
         created_at: createdAt,
       },
       items,
-      this.auditEntry(principal, ctx, {
+      tokenAuditEntry(this.deps.clock, principal, ctx, {
         action: "payments.import.upload",
         target: importId,
         arguments: {
@@ -235,7 +101,7 @@ export class PaymentService {
         outcome: "created",
       }),
     );
-    return this.importView(importId, account);
+    return importView(this.deps.repo, importId, account);
   }
 
   /** An import owned by the principal's token, with the account it may still send from. */
@@ -246,23 +112,9 @@ export class PaymentService {
     return { row, account };
   }
 
-  private importView(importId: string, account: BankAccountRecord): PaymentImportView {
-    const row = this.deps.repo.findImport(importId);
-    if (!row) throw new ApiError("not_found", "Импорт не найден");
-    const items = this.deps.repo.items(importId);
-    return {
-      import_id: row.id,
-      bank_account_id: row.bank_account_id,
-      account_number_masked: maskAccountNumber(account.accountNumber),
-      created_at: row.created_at,
-      status: importStatus(items),
-      items: items.map(itemView),
-    };
-  }
-
   get(principal: Principal, importId: string): PaymentImportView {
     const { account } = this.owned(principal, importId);
-    return this.importView(importId, account);
+    return importView(this.deps.repo, importId, account);
   }
 
   /** POST /imports/{id}/submit: every draft item of the import. */
@@ -275,7 +127,7 @@ export class PaymentService {
     const externalId = checkedExternalId(input.external_id);
     const { account } = this.owned(principal, importId);
     const items = this.deps.repo.items(importId);
-    const result = await this.submit(principal, ctx, account, {
+    const result = await this.submissions.submit(principal, ctx, account, {
       kind: "import",
       importId,
       itemId: null,
@@ -297,7 +149,7 @@ export class PaymentService {
     const { account } = this.owned(principal, importId);
     const item = this.deps.repo.findItem(itemId);
     if (!item || item.import_id !== importId) throw new ApiError("not_found", "Платёж не найден");
-    const result = await this.submit(principal, ctx, account, {
+    const result = await this.submissions.submit(principal, ctx, account, {
       kind: "item",
       importId,
       itemId,
@@ -305,176 +157,6 @@ export class PaymentService {
       targets: [item],
     });
     return JSON.parse(result) as PaymentItemView;
-  }
-
-  private async submit(
-    principal: Principal,
-    ctx: RequestContext,
-    account: BankAccountRecord,
-    s: {
-      kind: SubmissionKind;
-      importId: string;
-      itemId: string | null;
-      externalId: string;
-      targets: ItemRow[];
-    },
-  ): Promise<string> {
-    const hash = payloadHash(s.kind, s.importId, s.targets);
-    const outcome = this.deps.repo.claim(
-      {
-        id: newId(),
-        api_token_id: principal.tokenId,
-        external_id: s.externalId,
-        payload_hash: hash,
-        kind: s.kind,
-        import_id: s.importId,
-        item_id: s.itemId,
-        created_at: this.now(),
-      },
-      s.targets.filter((i) => i.status === "draft").map((i) => i.id),
-      (itemId) => itemId,
-    );
-    const action = s.kind === "import" ? "payments.import.submit" : "payments.item.submit";
-    const target = s.itemId ?? s.importId;
-    if (outcome.kind === "existing") {
-      const existing = outcome.submission;
-      if (existing.payload_hash !== hash) {
-        this.deps.repo.writeAudit(
-          this.auditEntry(principal, ctx, {
-            action,
-            target,
-            arguments: { external_id: s.externalId },
-            outcome: "conflict",
-          }),
-        );
-        throw new ApiError("conflict", undefined, { external_id: s.externalId });
-      }
-      if (existing.status === "completed" && existing.result_json !== null) {
-        this.deps.repo.writeAudit(
-          this.auditEntry(principal, ctx, {
-            action,
-            target,
-            arguments: { external_id: s.externalId },
-            outcome: "replayed",
-          }),
-        );
-        return existing.result_json;
-      }
-      return this.drive(existing, account, this.auditEntry(principal, ctx, { action, target, outcome: "" }));
-    }
-    return this.drive(
-      outcome.submission,
-      account,
-      this.auditEntry(principal, ctx, { action, target, outcome: "" }),
-    );
-  }
-
-  /** Runs (or joins) the bank calls of a submission and completes it; returns the stored answer. */
-  private drive(
-    submission: SubmissionRow,
-    account: BankAccountRecord,
-    audit: AuditEntryInput,
-  ): Promise<string> {
-    const running = this.inFlight.get(submission.id);
-    if (running) return running;
-    const run = this.sendUnderLease(submission, account, audit).finally(() =>
-      this.inFlight.delete(submission.id),
-    );
-    this.inFlight.set(submission.id, run);
-    return run;
-  }
-
-  /** Sends once this process holds the lease; the stored answer if another process completes it first. */
-  private async sendUnderLease(
-    submission: SubmissionRow,
-    account: BankAccountRecord,
-    audit: AuditEntryInput,
-  ): Promise<string> {
-    const { repo, clock } = this.deps;
-    for (;;) {
-      const now = clock.now().getTime();
-      if (repo.takeLease(submission.id, now + this.deps.leaseMs, now)) break;
-      const current = repo.submission(submission.id);
-      if (current?.status === "completed" && current.result_json !== null) return current.result_json;
-      await sleep(LEASE_WAIT_MS);
-    }
-    try {
-      return await this.send(submission, account, audit);
-    } finally {
-      repo.releaseLease(submission.id);
-    }
-  }
-
-  private async send(
-    submission: SubmissionRow,
-    account: BankAccountRecord,
-    audit: AuditEntryInput,
-  ): Promise<string> {
-    const adapter = this.deps.gateway.adapterFor(account);
-    const ref = this.deps.gateway.refFor(account);
-    const counts = { submitted: 0, rejected: 0 };
-    let unreachable: { code: string; message: string } | null = null;
-    for (const item of this.deps.repo.claimedItems(submission.id)) {
-      if (item.status !== "submitting") continue;
-      this.deps.repo.renewLease(submission.id, this.deps.clock.now().getTime() + this.deps.leaseMs);
-      try {
-        const answer = await adapter
-          .submitPayment(ref, paymentOrder(item), item.bank_idempotency_key ?? item.id)
-          .catch((e: unknown) => {
-            throw new BankUnreachable(e instanceof Error ? e.message : String(e), { cause: e });
-          });
-        if (answer.status === "accepted") {
-          this.deps.repo.finishItem(item.id, {
-            status: "submitted",
-            bank_reference: answer.bank_reference,
-            sign_url: answer.sign_url,
-            at: this.now(),
-            next_status_check_at_ms: adapter.paymentStatus ? this.deps.clock.now().getTime() : null,
-          });
-          counts.submitted += 1;
-        } else {
-          this.deps.repo.finishItem(item.id, {
-            status: "rejected",
-            error_code: answer.error.code,
-            error_message: answer.error.message,
-            at: this.now(),
-          });
-          counts.rejected += 1;
-        }
-      } catch (e) {
-        if (!(e instanceof BankUnreachable)) throw e;
-        // Outcome unknown: the item stays submitting under its key; a repeat re-sends it.
-        const cause = e.cause as { code?: unknown } | undefined;
-        unreachable = {
-          code: typeof cause?.code === "string" ? cause.code : "bank_unreachable",
-          message: e.message,
-        };
-        break;
-      }
-    }
-    if (unreachable) {
-      this.deps.repo.writeAudit({
-        ...audit,
-        at: this.deps.clock.now(),
-        arguments: { external_id: submission.external_id, ...counts },
-        outcome: "bank_error",
-      });
-      throw new ApiError("bank_error", "Банк недоступен; повторите запрос с тем же external_id", {
-        bank_code: unreachable.code,
-        import_id: submission.import_id,
-        retry_with_same_external_id: true,
-      });
-    }
-    const view =
-      submission.kind === "import"
-        ? this.importView(submission.import_id, account)
-        : itemView(this.deps.repo.findItem(submission.item_id!)!);
-    return this.deps.repo.completeSubmission(submission.id, JSON.stringify(view), this.now(), {
-      ...audit,
-      at: this.deps.clock.now(),
-      arguments: { external_id: submission.external_id, ...counts },
-      outcome: "completed",
-    });
   }
 
   /**
@@ -495,28 +177,7 @@ export class PaymentService {
    * Finishes every submission left in_progress (e.g. by a stopped process): items still
    * submitting are re-sent with their original bank idempotency keys. Returns how many ran.
    */
-  async resumeInterrupted(): Promise<{ resumed: number; failed: number }> {
-    let resumed = 0;
-    let failed = 0;
-    for (const submission of this.deps.repo.interruptedSubmissions(this.deps.clock.now().getTime())) {
-      const row = this.deps.repo.findImport(submission.import_id);
-      const account = row ? this.deps.accountOf(row.bank_account_id) : null;
-      if (!row || !account) continue;
-      const audit: AuditEntryInput = {
-        at: this.deps.clock.now(),
-        actor: "system",
-        apiTokenId: submission.api_token_id,
-        action: submission.kind === "import" ? "payments.import.submit" : "payments.item.submit",
-        target: submission.item_id ?? submission.import_id,
-        outcome: "",
-      };
-      try {
-        await this.drive(submission, account, audit);
-        resumed += 1;
-      } catch {
-        failed += 1;
-      }
-    }
-    return { resumed, failed };
+  resumeInterrupted(): Promise<{ resumed: number; failed: number }> {
+    return this.submissions.resumeInterrupted();
   }
 }

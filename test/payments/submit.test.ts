@@ -304,7 +304,7 @@ describe("crash safety", () => {
   test("a client's repeat after a stop resumes with the same keys", async () => {
     const { t, tokenId, accountId, imp, submitItem } = await setup();
     const item = imp.items[0]!;
-    const { payloadHash } = await import("../../src/payments/service");
+    const { payloadHash } = await import("../../src/payments/submission");
     const row = t.services.paymentRepo.findItem(item.item_id)!;
     t.services.paymentRepo.claim(
       {

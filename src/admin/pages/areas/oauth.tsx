@@ -8,7 +8,7 @@ import { ConnectedAppsPage, OAuthConsentPage } from "../views/oauth";
 
 /** The consent page may send the browser back to the client: its form may post there and no further. */
 function consentPolicy(oauth: OAuthService, requestId: string): Record<string, string> {
-  const target = oauth.redirectOriginOf(requestId);
+  const target = oauth.requests.redirectOriginOf(requestId);
   return {
     "content-security-policy": CONTENT_SECURITY_POLICY.replace(
       "form-action 'self'",
@@ -29,7 +29,7 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
     page(
       <OAuthConsentPage
         frame={signedInFrame(session, "Доступ для агента", "oauth")}
-        request={oauth.pendingRequest(id)}
+        request={oauth.requests.pendingRequest(id)}
         companies={admin.listCompanies()}
         accounts={admin.listBankAccounts()}
         error={error}
@@ -43,7 +43,7 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
       "/admin/oauth",
       view((session, ctx) => {
         const cursor = nonEmpty((ctx.query as Record<string, string | undefined>).cursor);
-        const listed = attempt(() => oauth.grants({ limit: PAGE_SIZE, cursor }));
+        const listed = attempt(() => oauth.tokens.grants({ limit: PAGE_SIZE, cursor }));
         const ok = "ok" in listed ? listed.ok : { grants: [], next_cursor: null };
         return page(
           <ConnectedAppsPage
@@ -62,7 +62,7 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
     post(
       "/admin/oauth/grants/:id/revoke",
       action((session, _form, ctx) => {
-        const grant = oauth.revokeGrant(ctx.params.id ?? "");
+        const grant = oauth.tokens.revokeGrant(ctx.params.id ?? "");
         admin.recordAction("admin.oauth.revoke", grant.id, actorOf(ctx));
         return flashThen(session, "Доступ приложения отозван", "/admin/oauth");
       }),
@@ -88,12 +88,12 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
       "/admin/oauth/consent/:id",
       action((session, form, ctx) => {
         const id = ctx.params.id ?? "";
-        if (form.decision === "deny") return redirect(oauth.deny(id, actorOf(ctx)).redirect_to);
+        if (form.decision === "deny") return redirect(oauth.requests.deny(id, actorOf(ctx)).redirect_to);
         const accounts = Object.keys(form)
           .filter((k) => k.startsWith("account_") && form[k] === "on")
           .map((k) => ({ bank_account_id: k.slice("account_".length) }));
         try {
-          const { redirect_to } = oauth.approve(
+          const { redirect_to } = oauth.requests.approve(
             id,
             { company_id: form.company_id ?? "", accounts },
             actorOf(ctx),

@@ -1,7 +1,7 @@
 // Pages of the bank connections (the bank's consent, account discovery) and of the payment
 // documents waiting for a signature in the bank.
 
-import type { OperatorPaymentView } from "../../../payments/service";
+import type { OperatorPaymentView } from "../../../payments/views";
 import type { DiscoveredAccountsView } from "../../model";
 import type { BankAccountView } from "../../service";
 import { Badge, ErrorBox, type Frame, formatTime, Layout, PostForm } from "../layout";
