@@ -17,7 +17,8 @@ import type { OAuthService } from "../../oauth/service";
 import type { PaymentService } from "../../payments/service";
 import type { DownloadDeps } from "../../statements/export/download";
 import type { StatementService } from "../../statements/service";
-import type { AdminActor, AdminService } from "../service";
+import type { AdminServices } from "../areas";
+import type { AdminActor } from "../audit";
 import type { Frame, NavKey } from "./layout";
 import type { RouteContext } from "./page-route";
 import { cameOverHttps, readCookie, SESSION_COOKIE, sameOrigin, securityHeaders } from "./security";
@@ -30,7 +31,7 @@ type SocketIp = (
 ) => string | null;
 
 export interface AdminPagesDeps {
-  admin: AdminService;
+  admin: AdminServices;
   statements: StatementService;
   audit: AuditLog;
   clock: Clock;

@@ -12,7 +12,7 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
   const { admin, payments } = kit.deps;
   const { actorOf, signedInFrame, view, action, flashThen, frame, run, sessionOf } = kit;
 
-  const accountOf = (id: string | undefined) => admin.findBankAccountView(isUuid(id ?? "") ? id! : "");
+  const accountOf = (id: string | undefined) => admin.accounts.view(isUuid(id ?? "") ? id! : "");
 
   return [
     post(
@@ -24,7 +24,7 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
         } catch {
           return flashThen(session, "Реквизиты доступа: объект JSON", "/admin/accounts", "error");
         }
-        const account = admin.replaceCredentials(ctx.params.id ?? "", credentials, actorOf(ctx));
+        const account = admin.bankLogins.replaceCredentials(ctx.params.id ?? "", credentials, actorOf(ctx));
         return flashThen(session, `Доступ к банку для счёта ${account.alias} сохранён`, "/admin/accounts");
       }),
       { detail: pageDoc("Admin pages: a new bank login for an account", "form") },
@@ -33,7 +33,7 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
       "/admin/accounts/:id/bank-consent",
       action(async (session, _form, ctx) => {
         const account = accountOf(ctx.params.id);
-        const url = await admin.startBankConsent(account.bank_account_id, actorOf(ctx));
+        const url = await admin.bankLogins.startConsent(account.bank_account_id, actorOf(ctx));
         return page(
           <ConsentPage
             frame={signedInFrame(session, "Подключение к банку", "accounts")}
@@ -51,7 +51,7 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
       (ctx) => {
         const session = sessionOf(ctx);
         return run(ctx, session, async () => {
-          const { accounts } = await admin.finishBankConsent(
+          const { accounts } = await admin.bankLogins.finishConsent(
             ctx.params.bank ?? "",
             { state: ctx.query.state, code: ctx.query.code, error: ctx.query.error },
             actorOf(ctx),
@@ -74,7 +74,7 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
       "/admin/accounts/:id/discover",
       view(async (session, ctx) => {
         const account = accountOf(ctx.params.id);
-        const found = await admin.discoverAccounts(account.bank_account_id);
+        const found = await admin.bankLogins.discover(account.bank_account_id);
         return page(
           <DiscoverPage
             frame={signedInFrame(session, "Счета в банке", "accounts")}
@@ -101,7 +101,7 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
             "error",
           );
         }
-        const added = await admin.importAccounts(
+        const added = await admin.bankLogins.import(
           { bank_account_id: source.bank_account_id, accounts: chosen },
           actorOf(ctx),
         );
@@ -116,7 +116,7 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
           <PaymentsPage
             frame={signedInFrame(session, "Платежи", "payments")}
             items={payments.forOperator()}
-            accounts={admin.listBankAccounts()}
+            accounts={admin.accounts.list()}
             error={null}
           />,
         ),

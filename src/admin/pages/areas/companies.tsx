@@ -35,7 +35,7 @@ export function companyRoutes(kit: PageKit): PageRoute[] {
     page(
       <CompaniesPage
         frame={signedInFrame(session, "Компании", "companies")}
-        companies={admin.listCompanies()}
+        companies={admin.companies.list()}
         error={error}
         values={values}
       />,
@@ -46,8 +46,8 @@ export function companyRoutes(kit: PageKit): PageRoute[] {
     page(
       <AccountsPage
         frame={signedInFrame(session, "Счета", "accounts")}
-        companies={admin.listCompanies()}
-        accounts={admin.listBankAccounts()}
+        companies={admin.companies.list()}
+        accounts={admin.accounts.list()}
         banks={deps.banks()}
         error={error}
         values={values}
@@ -89,7 +89,7 @@ export function companyRoutes(kit: PageKit): PageRoute[] {
       "/admin/companies",
       companiesPage,
       (form, ctx) =>
-        admin.createCompany(
+        admin.companies.create(
           { name: form.name ?? "", inn: form.inn ?? "", kpp: nonEmpty(form.kpp) ?? null },
           actorOf(ctx),
         ),
@@ -103,7 +103,7 @@ export function companyRoutes(kit: PageKit): PageRoute[] {
         const ops = nonEmpty(form.ops_per_day);
         const environment = form.environment === "sandbox" ? "sandbox" : "production";
         const credentials = credentialsOf(form.credentials);
-        return admin.createBankAccount(
+        return admin.accounts.create(
           {
             environment,
             credentials,

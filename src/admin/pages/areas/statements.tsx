@@ -31,7 +31,7 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
     values: FormValues,
   ): Outcome {
     const result = attempt(() =>
-      admin.audited(action, actorOf(ctx), input, make, (view) => view.statement_id),
+      admin.audit.audited(action, actorOf(ctx), input, make, (view) => view.statement_id),
     );
     if ("error" in result)
       return statementsPage(session, {}, result.error.status, result.error.message, values);
@@ -45,7 +45,7 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
     error: string | null = null,
     values: FormValues = {},
   ): Outcome {
-    const accounts = admin.listBankAccounts();
+    const accounts = admin.accounts.list();
     const filters = {
       bank_account_id: nonEmpty(query.bank_account_id),
       status: STATUSES.find((s) => s === query.status),
@@ -84,7 +84,7 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
         error={error}
         values={values}
         today={statements.today()}
-        companies={admin.listCompanies()}
+        companies={admin.companies.list()}
       />,
       status,
     );

@@ -1,7 +1,7 @@
 // Statements (list and "via UI" orders) and the audit log with its chart of agent calls.
 import type { AuditEntry } from "../../../audit/audit-log";
 import type { StatementView } from "../../../statements/service";
-import type { BankAccountView, TokenView } from "../../service";
+import type { BankAccountView, TokenView } from "../../model";
 import { type AgentCallsChart, AgentCallsSvg } from "../chart";
 import { attr, Badge, ErrorBox, type Frame, formatTime, Layout, Options, PostForm } from "../layout";
 import type { FormValues } from "./basics";

@@ -2,8 +2,7 @@
 // documents waiting for a signature in the bank.
 
 import type { OperatorPaymentView } from "../../../payments/service";
-import type { DiscoveredAccountsView } from "../../model";
-import type { BankAccountView } from "../../service";
+import type { BankAccountView, DiscoveredAccountsView } from "../../model";
 import { Badge, ErrorBox, type Frame, formatTime, Layout, PostForm } from "../layout";
 
 const accountLabel = (a: BankAccountView) => `${a.alias} (${a.account_number_masked})`;

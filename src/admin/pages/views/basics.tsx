@@ -1,5 +1,5 @@
 // Sign-in, companies and bank accounts pages, plus the plain message page.
-import type { BankAccountView, CompanyView } from "../../service";
+import type { BankAccountView, CompanyView } from "../../model";
 import { attr, Badge, ErrorBox, type Frame, formatTime, Layout, Options, PostForm } from "../layout";
 
 export type FormValues = Record<string, string>;

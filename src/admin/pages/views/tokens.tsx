@@ -1,7 +1,7 @@
 // Token pages: the list, the creation form (one per purpose: the agent form has no payment
 // rights at all), the one-time page with the raw value, and the edit form.
 import type { TokenPurpose } from "../../../auth/tokens";
-import type { BankAccountView, CompanyView, TokenView } from "../../service";
+import type { BankAccountView, CompanyView, TokenView } from "../../model";
 import { attr, Badge, ErrorBox, type Frame, formatTime, Layout, Options, PostForm } from "../layout";
 import type { FormValues } from "./basics";
 
