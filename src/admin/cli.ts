@@ -9,9 +9,12 @@ import { BankError } from "../banks/adapter";
 import type { Config } from "../config";
 import { ApiError, errorEnvelope } from "../core/errors";
 import { sqlitePort } from "../db/sql-port";
-import { openServices } from "../main";
 import { BackupError, backupDatabase, verifyBackup } from "../ops/backup";
+import type { AdminServices } from "./areas";
 import { MigrateToPostgresUsage, migrateToPostgres } from "./migrate-to-postgres";
+
+/** The admin services on the database file, and how to close it; given by the composition root. */
+export type OpenAdminServices = (config: Config) => { admin: AdminServices; store: { close(): void } };
 
 const HELP = `использование: svc admin <объект> <действие> [параметры]
   company create --name NAME --inn INN [--kpp KPP]          создать компанию
@@ -99,7 +102,11 @@ function credentialsObject(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-export async function runAdminCommand(config: Config, argv: string[]): Promise<number> {
+export async function runAdminCommand(
+  config: Config,
+  argv: string[],
+  openServices: OpenAdminServices,
+): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
@@ -138,7 +145,7 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
     }
     throw e;
   }
-  const services = openServices(config, { logger: undefined });
+  const services = openServices(config);
   const admin = services.admin;
   const actor = { requestId: "cli", ip: null };
   try {
