@@ -15,7 +15,7 @@ import {
   securityHeaders,
   sessionCookie,
 } from "../security";
-import { LoginPage } from "../views/basics";
+import { LoginPage } from "./view";
 
 const ASSETS: Record<string, { type: string; body: string }> = {
   "app.css": { type: "text/css; charset=utf-8", body: APP_CSS },

@@ -4,7 +4,7 @@ import { CONTENT_SECURITY_POLICY } from "../../../http/security-headers";
 import type { OAuthService } from "../../../oauth/service";
 import { attempt, nonEmpty, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
-import { ConnectedAppsPage, OAuthConsentPage } from "../views/oauth";
+import { ConnectedAppsPage, OAuthConsentPage } from "./view";
 
 /** The consent page may send the browser back to the client: its form may post there and no further. */
 function consentPolicy(oauth: OAuthService, requestId: string): Record<string, string> {

@@ -2,10 +2,10 @@
 import { isInstant } from "../../../audit/audit-export";
 import { buildChart, chartSince } from "../chart";
 import { asUtc, attempt, nonEmpty, type Outcome, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
+import { MessagePage } from "../layout";
 import { get, type PageRoute, pageDoc } from "../page-route";
 import type { AdminSession } from "../session";
-import { type AuditFilters, AuditPage } from "../views/activity";
-import { MessagePage } from "../views/basics";
+import { type AuditFilters, AuditPage } from "./view";
 
 export function auditRoutes(kit: PageKit): PageRoute[] {
   const { admin } = kit.deps;

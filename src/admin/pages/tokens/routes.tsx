@@ -4,11 +4,12 @@ import { ApiError } from "../../../core/errors";
 import { isUuid } from "../../../core/ids";
 import type { TokenGrantInput } from "../../model";
 import { asUtc, attempt, nonEmpty, type Outcome, type PageKit, page } from "../kit";
+import type { FormValues } from "../layout";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
 import type { AdminSession } from "../session";
 import { randomSecret } from "../session";
-import type { FormValues } from "../views/basics";
-import { EditTokenPage, NewTokenPage, TokenCreatedPage, TokensPage } from "../views/tokens";
+import { EditTokenPage, NewTokenPage } from "./form-view";
+import { TokenCreatedPage, TokensPage } from "./view";
 
 export function tokenRoutes(kit: PageKit): PageRoute[] {
   const { admin } = kit.deps;

@@ -6,10 +6,10 @@ import { checkedDownload, downloadResponse } from "../../../statements/export/do
 import type { StatementStatus } from "../../../statements/repository";
 import type { StatementView } from "../../../statements/service";
 import { attempt, nonEmpty, type Outcome, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
+import type { FormValues } from "../layout";
 import { get, type PageRoute, pageDoc, post, type RouteContext } from "../page-route";
 import type { AdminSession } from "../session";
-import { StatementsPage } from "../views/activity";
-import type { FormValues } from "../views/basics";
+import { StatementsPage } from "./view";
 
 /** The bank's statement file, as the integration API takes it (decisions §11). */
 const STATEMENT_FILE_LIMIT = 50 * MB;
