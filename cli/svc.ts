@@ -8,7 +8,7 @@ import { connectPostgres, DatabaseUnavailable, describeDatabaseUrl } from "../sr
 import { CopyRefused } from "../src/db/pg/copy-from-sqlite";
 import { MigrationMismatch, migratePostgres } from "../src/db/pg/migrate";
 import { ServeLockHeld } from "../src/db/sqlite/serve-lock";
-import { startServer, VERSION } from "../src/main";
+import { openServices, startServer, VERSION } from "../src/main";
 
 const USAGE = `использование: svc <команда>
   serve [--demo]   применить миграции, запустить HTTP-сервер и фоновые задачи
@@ -55,7 +55,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case "admin":
-      return runAdminCommand(loadConfig(), rest);
+      return runAdminCommand(loadConfig(), rest, (config) => openServices(config));
     case undefined:
     case "help":
     case "--help":

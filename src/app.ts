@@ -67,7 +67,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         outcome,
       });
       try {
-        services.admin.recordAction(
+        services.admin.audit.record(
           action,
           target,
           { requestId: state.requestId, ip: state.clientIp },

@@ -1,6 +1,11 @@
 // Builds the services of one process from its configuration and an open database. main.ts and
 // the tests both use it, so tests run the same wiring as production.
-import { AdminService } from "./admin/service";
+import { AdminAccounts } from "./admin/accounts";
+import type { AdminServices } from "./admin/areas";
+import { AdminAudit } from "./admin/audit";
+import { BankLogins } from "./admin/bank-logins";
+import { AdminCompanies } from "./admin/companies";
+import { AdminTokens } from "./admin/tokens";
 import { AuditBatcher } from "./audit/audit-batcher";
 import { AuditLog } from "./audit/audit-log";
 import { AccessPolicy } from "./auth/access-policy";
@@ -107,21 +112,41 @@ export function buildServices(
     banks.register(createTochkaAdapter({ settings: config.tochka, connections, clock, logger }));
   }
   const gateway = new BankGateway(banks, companies, connections, metrics ?? undefined);
-  const admin = new AdminService({
-    bankAdapter: (bank) => gateway.adapterFor({ bank }),
-    bankRef: (account) => gateway.refFor(account),
-    connections,
-    connectionRepo,
-    publicUrl: config.publicUrl,
+  // The admin services, one per area; every change is audited in its own transaction.
+  const adminAudit = new AdminAudit({ clock, audit, atomically });
+  const bankAdapter = (bank: string) => gateway.adapterFor({ bank });
+  const knownBanks = () => banks.names();
+  const adminAccounts = new AdminAccounts({
     clock,
     companies,
     accounts,
-    tokens,
-    audit,
     secretBox,
-    knownBanks: () => banks.names(),
+    knownBanks,
+    bankAdapter,
+    connections,
+    connectionRepo,
+    audit: adminAudit,
     atomically,
   });
+  const admin: AdminServices = {
+    companies: new AdminCompanies({ clock, companies, audit: adminAudit, atomically }),
+    accounts: adminAccounts,
+    bankLogins: new BankLogins({
+      clock,
+      accounts,
+      adminAccounts,
+      knownBanks,
+      bankAdapter,
+      bankRef: (account) => gateway.refFor(account),
+      connections,
+      connectionRepo,
+      publicUrl: config.publicUrl,
+      audit: adminAudit,
+      atomically,
+    }),
+    tokens: new AdminTokens({ clock, companies, accounts, tokens, audit: adminAudit, atomically }),
+    audit: adminAudit,
+  };
 
   // Balances are written by the statements repository and read by every get_balance.
   const balanceRows = new RowCache<BalanceRow>(externalChanges, "balances");

@@ -1,6 +1,6 @@
 // `svc serve --demo`: on an empty database, a demo company with one account on each sandbox
 // bank and one token of each purpose, printed once with ready-to-paste commands.
-import type { AdminService } from "./admin/service";
+import type { AdminServices } from "./admin/areas";
 import { withAccountKey } from "./formats/validators";
 
 export interface DemoResult {
@@ -12,16 +12,20 @@ export interface DemoResult {
 
 const DEMO_BIK = "044525225";
 
-export function seedDemo(admin: AdminService): DemoResult | null {
-  if (admin.listCompanies().length > 0) return null;
-  const company = admin.createCompany({ name: "ООО «Ромашка» (демо)", inn: "7719617469", kpp: "771901001" });
+export function seedDemo(admin: AdminServices): DemoResult | null {
+  if (admin.companies.list().length > 0) return null;
+  const company = admin.companies.create({
+    name: "ООО «Ромашка» (демо)",
+    inn: "7719617469",
+    kpp: "771901001",
+  });
   const banks = [
     { bank: "sandbox", alias: "main", number: "40702810000000000001" },
     { bank: "sandbox_failing", alias: "failing", number: "40702810000000000002" },
     { bank: "sandbox_no_statements", alias: "nostmt", number: "40702810000000000003" },
   ];
   const accounts = banks.map((b) => {
-    const account = admin.createBankAccount({
+    const account = admin.accounts.create({
       company_id: company.company_id,
       bank: b.bank,
       account_number: withAccountKey(b.number, DEMO_BIK),
@@ -30,7 +34,7 @@ export function seedDemo(admin: AdminService): DemoResult | null {
     });
     return { bank: b.bank, bank_account_id: account.bank_account_id, alias: account.alias };
   });
-  const integration = admin.createToken({
+  const integration = admin.tokens.create({
     company_id: company.company_id,
     name: "demo integration",
     purpose: "integration",
@@ -43,7 +47,7 @@ export function seedDemo(admin: AdminService): DemoResult | null {
       allow_send_payments: true,
     })),
   });
-  const mcp = admin.createToken({
+  const mcp = admin.tokens.create({
     company_id: company.company_id,
     name: "demo agent",
     purpose: "mcp",

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { createApp } from "./app";
 import { AuditRetention } from "./audit/audit-retention";
+import { secretKeyFileOf } from "./auth/secret-box";
 import { type Config, ConfigError, decodeSecretKey } from "./config";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
 import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./core/clock";
@@ -44,11 +45,6 @@ export interface StartOptions {
   print?: (text: string) => void;
   /** Service replacements for tests (see container.ts). */
   overrides?: ServiceOverrides;
-}
-
-/** The key file a database uses when SVC_SECRET_KEY is unset. */
-export function secretKeyFileOf(dbPath: string): string {
-  return join(dirname(dbPath), "secret.key");
 }
 
 /**

@@ -9,6 +9,7 @@ import { JSON_BODY, routeDoc, type SuccessDoc } from "../http/docs";
 import type { OAuthService } from "../oauth/service";
 import { BalanceSchema, StatementPageSchema, StatementSchema } from "../statements/model";
 import type { StatementService } from "../statements/service";
+import type { AdminServices } from "./areas";
 import {
   AccountFilterQuery,
   AdminStatementsQuery,
@@ -37,7 +38,6 @@ import {
   TokenSchema,
   UiOrderBody,
 } from "./model";
-import type { AdminService } from "./service";
 
 const ADMIN_ERRORS: ErrorCode[] = [
   "invalid_token_format",
@@ -51,7 +51,7 @@ const doc = (summary: string, errors: ErrorCode[], success: Record<number, Succe
 const ok = (schema: SuccessDoc["schema"], description = "OK") => ({ 200: { description, schema } });
 
 export interface AdminApiDeps {
-  admin: AdminService;
+  admin: AdminServices;
   statements: StatementService;
   sandboxLog: SqlSandboxRequestLog;
   adminToken: string | null;
@@ -60,46 +60,35 @@ export interface AdminApiDeps {
   refusals: BearerRefusals;
 }
 
-export function adminApi({
-  admin: service,
-  statements,
-  sandboxLog,
-  adminToken,
-  oauth,
-  refusals,
-}: AdminApiDeps) {
+export function adminApi({ admin, statements, sandboxLog, adminToken, oauth, refusals }: AdminApiDeps) {
   return (
     new Elysia({ prefix: "/admin/api" })
       .use(bodyPolicyOption)
       .use(adminAuth(adminToken, refusals))
-      .post("/companies", ({ body, actor, status }) => status(201, service.createCompany(body, actor)), {
+      .post("/companies", ({ body, actor, status }) => status(201, admin.companies.create(body, actor)), {
         bodyPolicy: JSON_BODY,
         body: CreateCompanyBody,
         detail: doc("Create a company", [], {
           201: { description: "Company created", schema: CompanySchema },
         }),
       })
-      .get("/companies", () => ({ companies: service.listCompanies() }), {
+      .get("/companies", () => ({ companies: admin.companies.list() }), {
         detail: doc("List companies", [], ok(CompanyListSchema)),
       })
-      .post(
-        "/bank-accounts",
-        ({ body, actor, status }) => status(201, service.createBankAccount(body, actor)),
-        {
-          bodyPolicy: JSON_BODY,
-          body: CreateBankAccountBody,
-          detail: doc("Create a bank account", ["not_found"], {
-            201: { description: "Account created", schema: BankAccountSchema },
-          }),
-        },
-      )
-      .get("/bank-accounts", ({ query }) => ({ bank_accounts: service.listBankAccounts(query.company_id) }), {
+      .post("/bank-accounts", ({ body, actor, status }) => status(201, admin.accounts.create(body, actor)), {
+        bodyPolicy: JSON_BODY,
+        body: CreateBankAccountBody,
+        detail: doc("Create a bank account", ["not_found"], {
+          201: { description: "Account created", schema: BankAccountSchema },
+        }),
+      })
+      .get("/bank-accounts", ({ query }) => ({ bank_accounts: admin.accounts.list(query.company_id) }), {
         query: CompanyFilterQuery,
         detail: doc("List bank accounts", [], ok(BankAccountListSchema)),
       })
       .put(
         "/bank-accounts/:id/credentials",
-        ({ params, body, actor }) => service.replaceCredentials(params.id, body.credentials, actor),
+        ({ params, body, actor }) => admin.bankLogins.replaceCredentials(params.id, body.credentials, actor),
         {
           bodyPolicy: JSON_BODY,
           params: IdParams,
@@ -113,7 +102,9 @@ export function adminApi({
       )
       .post(
         "/bank-accounts/:id/bank-consent",
-        async ({ params, actor }) => ({ authorize_url: await service.startBankConsent(params.id, actor) }),
+        async ({ params, actor }) => ({
+          authorize_url: await admin.bankLogins.startConsent(params.id, actor),
+        }),
         {
           params: IdParams,
           detail: doc(
@@ -126,7 +117,9 @@ export function adminApi({
       .get(
         "/banks/:bank/accounts",
         ({ params, query }) =>
-          service.discoverAccounts(service.accountAtBank(query.bank_account_id, params.bank).bank_account_id),
+          admin.bankLogins.discover(
+            admin.accounts.atBank(query.bank_account_id, params.bank).bank_account_id,
+          ),
         {
           query: DiscoveredAccountsQuery,
           detail: doc(
@@ -139,8 +132,8 @@ export function adminApi({
       .post(
         "/banks/:bank/accounts/import",
         async ({ params, body, actor, status }) => {
-          service.accountAtBank(body.bank_account_id, params.bank);
-          return status(201, { bank_accounts: await service.importAccounts(body, actor) });
+          admin.accounts.atBank(body.bank_account_id, params.bank);
+          return status(201, { bank_accounts: await admin.bankLogins.import(body, actor) });
         },
         {
           bodyPolicy: JSON_BODY,
@@ -152,36 +145,36 @@ export function adminApi({
           ),
         },
       )
-      .post("/tokens", ({ body, actor, status }) => status(201, service.createToken(body, actor)), {
+      .post("/tokens", ({ body, actor, status }) => status(201, admin.tokens.create(body, actor)), {
         bodyPolicy: JSON_BODY,
         body: CreateTokenBody,
         detail: doc("Create a token (the raw value is returned only here)", ["not_found"], {
           201: { description: "Token created", schema: CreatedTokenSchema },
         }),
       })
-      .get("/tokens", ({ query }) => ({ tokens: service.listTokens(query.company_id) }), {
+      .get("/tokens", ({ query }) => ({ tokens: admin.tokens.list(query.company_id) }), {
         query: CompanyFilterQuery,
         detail: doc("List tokens (never the raw value or its hash)", [], ok(TokenListSchema)),
       })
-      .patch("/tokens/:id", ({ params, body, actor }) => service.patchToken(params.id, body, actor), {
+      .patch("/tokens/:id", ({ params, body, actor }) => admin.tokens.patch(params.id, body, actor), {
         params: IdParams,
         bodyPolicy: JSON_BODY,
         body: PatchTokenBody,
         detail: doc("Change a token", ["not_found"], ok(TokenSchema, "The token as changed")),
       })
-      .post("/tokens/:id/revoke", ({ params, actor }) => service.revokeToken(params.id, actor), {
+      .post("/tokens/:id/revoke", ({ params, actor }) => admin.tokens.revoke(params.id, actor), {
         params: IdParams,
         detail: doc("Revoke a token", ["not_found"], ok(TokenSchema, "The revoked token")),
       })
-      .get("/audit-log", ({ query }) => service.auditLog(query), {
+      .get("/audit-log", ({ query }) => admin.audit.page(query), {
         query: AuditLogQuery,
         detail: doc("Query the audit log, newest first", [], ok(AuditPageSchema)),
       })
       .post(
         "/bank-accounts/:id/balance/refresh",
         async ({ params, actor }) => {
-          const view = await statements.refreshBalance(service.findBankAccount(params.id));
-          service.recordAction("admin.balance.refresh", params.id, actor);
+          const view = await statements.refreshBalance(admin.accounts.find(params.id));
+          admin.audit.record("admin.balance.refresh", params.id, actor);
           return view;
         },
         {
@@ -196,7 +189,7 @@ export function adminApi({
       .post(
         "/statements",
         ({ body, actor, set }) => {
-          const view = service.audited(
+          const view = admin.audit.audited(
             "admin.statement.order",
             actor,
             body,
@@ -220,7 +213,7 @@ export function adminApi({
           statements.page({
             accountIds: query.bank_account_id
               ? [query.bank_account_id]
-              : service.listBankAccounts(query.company_id).map((a) => a.bank_account_id),
+              : admin.accounts.list(query.company_id).map((a) => a.bank_account_id),
             status: query.status,
             limit: query.limit ?? 50,
             cursor: query.cursor,
@@ -294,7 +287,7 @@ export function adminApi({
         "/oauth/grants/:id/revoke",
         ({ params, actor }) => {
           const grant = oauth.tokens.revokeGrant(params.id);
-          service.recordAction("admin.oauth.revoke", params.id, actor);
+          admin.audit.record("admin.oauth.revoke", params.id, actor);
           return { grant_id: grant.id, revoked_at: grant.revokedAt };
         },
         {

@@ -1,4 +1,4 @@
-// `svc admin …`: the admin operations on the database file, through the same AdminService as
+// `svc admin …`: the admin operations on the database file, through the same admin services as
 // the admin API. Results are printed as JSON; errors as the API's envelope on stderr.
 import { Database } from "bun:sqlite";
 import { once } from "node:events";
@@ -9,9 +9,12 @@ import { BankError } from "../banks/adapter";
 import type { Config } from "../config";
 import { ApiError, errorEnvelope } from "../core/errors";
 import { sqlitePort } from "../db/sql-port";
-import { openServices } from "../main";
 import { BackupError, backupDatabase, verifyBackup } from "../ops/backup";
+import type { AdminServices } from "./areas";
 import { MigrateToPostgresUsage, migrateToPostgres } from "./migrate-to-postgres";
+
+/** The admin services on the database file, and how to close it; given by the composition root. */
+export type OpenAdminServices = (config: Config) => { admin: AdminServices; store: { close(): void } };
 
 const HELP = `использование: svc admin <объект> <действие> [параметры]
   company create --name NAME --inn INN [--kpp KPP]          создать компанию
@@ -99,7 +102,11 @@ function credentialsObject(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-export async function runAdminCommand(config: Config, argv: string[]): Promise<number> {
+export async function runAdminCommand(
+  config: Config,
+  argv: string[],
+  openServices: OpenAdminServices,
+): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
@@ -138,24 +145,24 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
     }
     throw e;
   }
-  const services = openServices(config, { logger: undefined });
+  const services = openServices(config);
   const admin = services.admin;
   const actor = { requestId: "cli", ip: null };
   try {
     let result: unknown;
     switch (`${object} ${action ?? ""}`.trim()) {
       case "company create":
-        result = admin.createCompany(
+        result = admin.companies.create(
           { name: required(v.name, "name"), inn: required(v.inn, "inn"), kpp: v.kpp },
           actor,
         );
         break;
       case "company list":
-        result = { companies: admin.listCompanies() };
+        result = { companies: admin.companies.list() };
         break;
       case "account create": {
         const opening = v["opening-balance"];
-        result = admin.createBankAccount(
+        result = admin.accounts.create(
           {
             company_id: required(v.company, "company"),
             bank: required(v.bank, "bank"),
@@ -178,11 +185,11 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
         break;
       }
       case "account list":
-        result = { bank_accounts: admin.listBankAccounts(v.company) };
+        result = { bank_accounts: admin.accounts.list(v.company) };
         break;
       case "account import": {
-        const via = admin.accountAtBank(required(v.via, "via"), required(v.bank, "bank"));
-        const shown = await admin.discoverAccounts(via.bank_account_id);
+        const via = admin.accounts.atBank(required(v.via, "via"), required(v.bank, "bank"));
+        const shown = await admin.bankLogins.discover(via.bank_account_id);
         const picks = v.all
           ? shown.accounts.filter((a) => a.bank_account_id === null)
           : (v.pick ?? []).map((pick) => {
@@ -194,7 +201,7 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
           picks.length === 0
             ? shown
             : {
-                bank_accounts: await admin.importAccounts(
+                bank_accounts: await admin.bankLogins.import(
                   {
                     bank_account_id: via.bank_account_id,
                     accounts: picks.map((p) => ({ account_number: p.account_number, bik: p.bik })),
@@ -205,7 +212,7 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
         break;
       }
       case "account credentials":
-        result = admin.replaceCredentials(
+        result = admin.bankLogins.replaceCredentials(
           required(arg, "account id (positional)"),
           credentialsObject(required(v.credentials, "credentials")),
           actor,
@@ -217,7 +224,7 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
           throw new UsageError("--purpose: integration или mcp");
         const mode = v.mode ?? "live";
         if (mode !== "live" && mode !== "test") throw new UsageError("--mode: live или test");
-        const created = admin.createToken(
+        const created = admin.tokens.create(
           {
             company_id: required(v.company, "company"),
             name: v.name ?? `${purpose} token`,
@@ -241,13 +248,13 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
         break;
       }
       case "token list":
-        result = { tokens: admin.listTokens(v.company) };
+        result = { tokens: admin.tokens.list(v.company) };
         break;
       case "token revoke":
-        result = admin.revokeToken(required(arg, "token id (positional)"), actor);
+        result = admin.tokens.revoke(required(arg, "token id (positional)"), actor);
         break;
       case "audit":
-        result = admin.auditLog({
+        result = admin.audit.page({
           api_token_id: v.token,
           action: v.action,
           limit: optionalInt(v.limit, "limit"),

@@ -2,13 +2,13 @@
 // PostgreSQL database at SVC_DATABASE_URL, in one command. No server may be writing the file
 // meanwhile: the command holds the file's serve lock for the whole copy.
 import { existsSync } from "node:fs";
+import { secretKeyFileOf } from "../auth/secret-box";
 import type { Config } from "../config";
 import { migrate, openDatabase } from "../db/open";
 import { connectPostgres, describeDatabaseUrl } from "../db/pg/connect";
 import { copySqliteToPostgres } from "../db/pg/copy-from-sqlite";
 import { migratePostgres } from "../db/pg/migrate";
 import { acquireServeLock } from "../db/sqlite/serve-lock";
-import { secretKeyFileOf } from "../main";
 
 export class MigrateToPostgresUsage extends Error {}
 

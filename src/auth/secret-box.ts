@@ -1,5 +1,11 @@
 // Bank credentials at rest: AES-256-GCM under SVC_SECRET_KEY. Layout: iv (12) | tag (16) | data.
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { dirname, join } from "node:path";
+
+/** The key file a database uses when SVC_SECRET_KEY is unset. */
+export function secretKeyFileOf(dbPath: string): string {
+  return join(dirname(dbPath), "secret.key");
+}
 
 export class SecretBox {
   constructor(private readonly key: Uint8Array) {

@@ -50,7 +50,7 @@ describe("admin pages: sign-in and sessions", () => {
     const res = await postForm(t, "/admin/companies", { name: "ООО Ромашка", inn: "7719617469" });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/admin/login");
-    expect(t.services.admin.listCompanies()).toHaveLength(0);
+    expect(t.services.admin.companies.list()).toHaveLength(0);
     // A made-up session cookie is no session.
     const forged = await raw(t, "/admin/tokens", { headers: { cookie: "svc_admin_session=made-up" } });
     expect(forged.status).toBe(303);
@@ -83,7 +83,7 @@ describe("admin pages: sign-in and sessions", () => {
     expect(parts).not.toContain("Secure");
     expect(cookie).not.toContain(ADMIN_TOKEN);
     // Signing in is audited, without the token.
-    const entry = t.services.admin.auditLog({ action: "admin.ui.sign_in" }).entries[0]!;
+    const entry = t.services.admin.audit.page({ action: "admin.ui.sign_in" }).entries[0]!;
     expect(entry.ip).toBe("127.0.0.1");
     expect(JSON.stringify(entry)).not.toContain(ADMIN_TOKEN);
   });
@@ -189,7 +189,7 @@ describe("admin pages: sign-in and sessions", () => {
     expect(out.headers.get("location")).toBe("/admin/login");
     expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
     expect((await b.get("/admin/tokens")).status).toBe(303);
-    expect(t.services.admin.auditLog({ action: "admin.ui.sign_out" }).entries).toHaveLength(1);
+    expect(t.services.admin.audit.page({ action: "admin.ui.sign_out" }).entries).toHaveLength(1);
 
     const b2 = await signIn(t);
     t.clock.advance(7 * 3600_000);
@@ -244,7 +244,7 @@ describe("admin pages: headers, CSRF and leaks", () => {
     const t = makeTestApp();
     const b = await signIn(t);
     const fields = { name: "ООО Ромашка", inn: "7719617469" };
-    const auditBefore = t.services.admin.auditLog({}).entries.length;
+    const auditBefore = t.services.admin.audit.page({}).entries.length;
     for (const csrf of [null, "", "wrong-token", `${b.csrf}x`]) {
       const res = await b.post("/admin/companies", fields, { csrf });
       expect(res.status).toBe(403);
@@ -265,8 +265,8 @@ describe("admin pages: headers, CSRF and leaks", () => {
     // Another session's token is no good either.
     const other = await signIn(t);
     expect((await b.post("/admin/companies", fields, { csrf: other.csrf })).status).toBe(403);
-    expect(t.services.admin.listCompanies()).toHaveLength(0);
-    expect(t.services.admin.auditLog({}).entries.length).toBe(auditBefore + 1); // the second sign-in only
+    expect(t.services.admin.companies.list()).toHaveLength(0);
+    expect(t.services.admin.audit.page({}).entries.length).toBe(auditBefore + 1); // the second sign-in only
 
     // With a Referer of ours instead of Origin, and the right token: done, and audited with the request's id and IP.
     const ok = await b.post("/admin/companies", fields, {
@@ -274,8 +274,8 @@ describe("admin pages: headers, CSRF and leaks", () => {
     });
     expect(ok.status).toBe(303);
     expect(ok.headers.get("location")).toBe("/admin/companies");
-    expect(t.services.admin.listCompanies()).toHaveLength(1);
-    const entry = t.services.admin.auditLog({ action: "admin.company.create" }).entries[0]!;
+    expect(t.services.admin.companies.list()).toHaveLength(1);
+    const entry = t.services.admin.audit.page({ action: "admin.company.create" }).entries[0]!;
     expect(entry.request_id).toBe("req-page-1");
     expect(entry.ip).toBe("127.0.0.1");
     expect(await (await b.get("/admin/companies")).text()).toContain("Компания «ООО Ромашка» создана");
@@ -310,9 +310,9 @@ describe("admin pages: headers, CSRF and leaks", () => {
     const evil = "<script>alert(1)</script>";
     const create = await b.post("/admin/companies", { name: evil, inn: "7719617469" });
     expect(create.status).toBe(303);
-    const company = t.services.admin.listCompanies()[0]!;
+    const company = t.services.admin.companies.list()[0]!;
     const account = t.fixtures.account(company.company_id);
-    const token = t.services.admin.createToken({
+    const token = t.services.admin.tokens.create({
       company_id: company.company_id,
       name: `<img src=x onerror=alert(2)>`,
       purpose: "mcp",
@@ -357,7 +357,7 @@ describe("admin pages: companies, accounts, tokens", () => {
     expect(badHtml).toContain("Неверный ИНН");
     expect(badHtml).toContain('value="ООО Ромашка"'); // the form keeps what was typed
     expect((await b.post("/admin/companies", { name: "ООО Ромашка", inn: "7719617469" })).status).toBe(303);
-    const company = t.services.admin.listCompanies()[0]!;
+    const company = t.services.admin.companies.list()[0]!;
 
     const number = "40702810938000000001";
     const fields = {
@@ -375,7 +375,7 @@ describe("admin pages: companies, accounts, tokens", () => {
     expect(page).toContain("4070************0001");
     expect(page).not.toContain(number);
     expect(page).toContain("sandbox (7 оп./день)");
-    expect(t.services.admin.auditLog({ action: "admin.bank_account.create" }).entries).toHaveLength(1);
+    expect(t.services.admin.audit.page({ action: "admin.bank_account.create" }).entries).toHaveLength(1);
   });
 
   test("a new token is shown once on the POST response, never in the list, and a reloaded POST creates nothing", async () => {
@@ -413,7 +413,7 @@ describe("admin pages: companies, accounts, tokens", () => {
     expect(html.split(raw!).length - 1).toBe(1); // exactly once
     expect(html).toContain('data-copy="new-token"');
 
-    const [view] = t.services.admin.listTokens();
+    const [view] = t.services.admin.tokens.list();
     expect(view).toMatchObject({
       name: "1С бухгалтерия",
       purpose: "integration",
@@ -426,7 +426,7 @@ describe("admin pages: companies, accounts, tokens", () => {
       rate_limit_per_minute: 120,
       expires_at: "2027-01-31T18:00:00.000Z",
     });
-    const entry = t.services.admin.auditLog({ action: "admin.token.create" }).entries[0]!;
+    const entry = t.services.admin.audit.page({ action: "admin.token.create" }).entries[0]!;
     expect(JSON.stringify(entry)).not.toContain(raw!);
 
     // The list (and every later page) shows the prefix only.
@@ -437,7 +437,7 @@ describe("admin pages: companies, accounts, tokens", () => {
     const again = await b.post("/admin/tokens", fields);
     expect(again.status).toBe(303);
     expect(again.headers.get("location")).toBe("/admin/tokens");
-    expect(t.services.admin.listTokens()).toHaveLength(1);
+    expect(t.services.admin.tokens.list()).toHaveLength(1);
     const after = await (await b.get("/admin/tokens")).text();
     expect(after).toContain("показывается только один раз");
     expect(after).not.toMatch(/svc_test_[0-9A-Za-z]{40}/);
@@ -469,11 +469,11 @@ describe("admin pages: companies, accounts, tokens", () => {
     const forgedGrant = await b.post("/admin/tokens", { ...base, [`send:${account.bank_account_id}`]: "on" });
     expect(forgedGrant.status).toBe(400);
     expect(await forgedGrant.text()).toContain("Токен агента (mcp) не может получить право на платежи");
-    expect(t.services.admin.listTokens()).toHaveLength(0);
+    expect(t.services.admin.tokens.list()).toHaveLength(0);
 
     const ok = await b.post("/admin/tokens", base);
     expect(ok.status).toBe(200);
-    const [view] = t.services.admin.listTokens();
+    const [view] = t.services.admin.tokens.list();
     expect(view?.purpose).toBe("mcp");
     // Editing it: the form has no payment rights either, and a forged one is refused.
     const edit = await (await b.get(`/admin/tokens/${view!.api_token_id}`)).text();
@@ -486,7 +486,7 @@ describe("admin pages: companies, accounts, tokens", () => {
     });
     expect(forgedEdit.status).toBe(400);
     expect(await forgedEdit.text()).toContain("не может получить право на платежи");
-    expect(t.services.admin.tokenView(view!.api_token_id).scopes.send_payments).toBe(false);
+    expect(t.services.admin.tokens.view(view!.api_token_id).scopes.send_payments).toBe(false);
   });
 
   test("a token's IPs, rate limit and per-account allows are edited; bad values are shown; revoke works", async () => {
@@ -509,7 +509,7 @@ describe("admin pages: companies, accounts, tokens", () => {
     });
     expect(edit.status).toBe(303);
     expect(edit.headers.get("location")).toBe(`/admin/tokens/${tk.api_token_id}`);
-    expect(t.services.admin.tokenView(tk.api_token_id)).toMatchObject({
+    expect(t.services.admin.tokens.view(tk.api_token_id)).toMatchObject({
       name: "renamed",
       allowed_ips: ["203.0.113.0/24", "198.51.100.7"],
       rate_limit_per_minute: 5,
@@ -537,10 +537,10 @@ describe("admin pages: companies, accounts, tokens", () => {
 
     const revoke = await b.post(`/admin/tokens/${tk.api_token_id}/revoke`, {});
     expect(revoke.status).toBe(303);
-    expect(t.services.admin.tokenView(tk.api_token_id).revoked_at).not.toBeNull();
+    expect(t.services.admin.tokens.view(tk.api_token_id).revoked_at).not.toBeNull();
     const list = await (await b.get("/admin/tokens")).text();
     expect(list).toContain("отозван");
-    expect(t.services.admin.auditLog({ action: "admin.token.revoke" }).entries[0]?.target).toBe(
+    expect(t.services.admin.audit.page({ action: "admin.token.revoke" }).entries[0]?.target).toBe(
       tk.api_token_id,
     );
     // Unknown tokens are a 404 page, not a crash.
@@ -574,7 +574,7 @@ describe("admin pages: statements and the audit log", () => {
     }).statements;
     expect(listed).toHaveLength(1);
     expect(listed[0]?.source).toBe("ui");
-    const entry = t.services.admin.auditLog({ action: "admin.statement.order" }).entries[0]!;
+    const entry = t.services.admin.audit.page({ action: "admin.statement.order" }).entries[0]!;
     expect(entry.target).toBe(listed[0]!.statement_id);
     const page = await (await b.get("/admin/statements")).text();
     expect(page).toContain("Выписка заказана");

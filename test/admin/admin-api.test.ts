@@ -298,7 +298,7 @@ describe("admin authentication", () => {
       await expectError(await t.admin(method, path, body), 404, "not_found");
       await expectError(await t.request(method, `/admin/api${path}`, { body }), 404, "not_found");
     }
-    expect(t.services.admin.listCompanies()).toEqual([]);
+    expect(t.services.admin.companies.list()).toEqual([]);
     // The rest of the service is unaffected.
     expect((await t.request("GET", "/healthz")).status).toBe(200);
     await expectError(await t.request("POST", "/healthz"), 405, "method_not_allowed");
@@ -333,7 +333,7 @@ describe("admin authentication", () => {
         );
       }
     }
-    expect(t.services.admin.listCompanies()).toEqual([]);
+    expect(t.services.admin.companies.list()).toEqual([]);
     // The right one, in any case of the scheme.
     const ok = await t.request("GET", "/admin/api/companies", {
       headers: { authorization: `bearer ${ADMIN_TOKEN}` },

@@ -41,7 +41,7 @@ describe("demo data", () => {
     ]);
     expect(demo!.integrationToken).toMatch(/^svc_test_[0-9A-Za-z]{40}$/);
     expect(demo!.mcpToken).toMatch(/^svc_test_[0-9A-Za-z]{40}$/);
-    const tokens = t.services.admin.listTokens();
+    const tokens = t.services.admin.tokens.list();
     expect(tokens.map((x) => [x.purpose, x.mode]).sort()).toEqual([
       ["integration", "test"],
       ["mcp", "test"],
@@ -56,7 +56,7 @@ describe("demo data", () => {
     const t = makeTestApp();
     t.fixtures.company();
     expect(seedDemo(t.services.admin)).toBeNull();
-    expect(t.services.admin.listTokens()).toEqual([]);
+    expect(t.services.admin.tokens.list()).toEqual([]);
   });
 
   test("the banner shows both tokens and an order for the current month up to the given day", () => {

@@ -38,7 +38,7 @@ describe("one account per number and BIK", () => {
     // Another BIK is another account.
     const other = await t.admin("POST", "/bank-accounts", { ...body(b.company_id), bik: "044525593" });
     expect(other.status).toBe(201);
-    expect(t.services.admin.listBankAccounts()).toHaveLength(2);
+    expect(t.services.admin.accounts.list()).toHaveLength(2);
   });
 
   test("the admin pages say so on the form", async () => {
@@ -77,7 +77,7 @@ describe("one account per number and BIK", () => {
     );
     expect(res.status).toBe(409);
     expect(await res.text()).toContain("Счёт с таким номером и БИК уже добавлен");
-    expect(t.services.admin.listBankAccounts()).toHaveLength(1);
+    expect(t.services.admin.accounts.list()).toHaveLength(1);
   });
 
   test("svc admin account create refuses the second one", async () => {

@@ -8,7 +8,7 @@ describe("rate limit", () => {
   test("exactly N requests pass in a window, N+1 is 429 with headers, the next window resets", async () => {
     const t = makeTestApp({}, "2026-11-20T09:00:10Z");
     const w = t.fixtures.world();
-    t.services.admin.patchToken(w.tokenId, { rate_limit_per_minute: 5 });
+    t.services.admin.tokens.patch(w.tokenId, { rate_limit_per_minute: 5 });
     for (let i = 0; i < 5; i++) {
       const res = await t.request("GET", PATH, { token: w.token });
       expect(res.status).toBe(200);
@@ -33,7 +33,7 @@ describe("rate limit", () => {
   test("requests without a Bearer header are not counted; failed requests are", async () => {
     const t = makeTestApp();
     const w = t.fixtures.world();
-    t.services.admin.patchToken(w.tokenId, { rate_limit_per_minute: 3 });
+    t.services.admin.tokens.patch(w.tokenId, { rate_limit_per_minute: 3 });
     for (let i = 0; i < 10; i++) await expectError(await t.request("GET", PATH), 401, "invalid_token_format");
     // A failing request (404 for an unknown statement) still counts.
     await expectError(
@@ -81,7 +81,7 @@ describe("rate limit", () => {
   test("IP allow-lists accept single addresses and CIDRs, IPv4 and IPv6, and ::ffff: forms", async () => {
     const t = makeTestApp({ SVC_TRUST_PROXY: "127.0.0.1/32" });
     const w = t.fixtures.world();
-    t.services.admin.patchToken(w.tokenId, {
+    t.services.admin.tokens.patch(w.tokenId, {
       allowed_ips: ["203.0.113.7", "198.51.100.0/24", "2001:db8::/32"],
     });
     const from = async (ip: string, xff?: string) => {

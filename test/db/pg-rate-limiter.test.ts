@@ -133,7 +133,7 @@ describe("through the token guard", () => {
   /** Statuses, codes and rate-limit headers of 5 requests at limit 3, then one in the next minute. */
   async function responses(t: TestApp) {
     const w = t.fixtures.world();
-    t.services.admin.patchToken(w.tokenId, { rate_limit_per_minute: 3 });
+    t.services.admin.tokens.patch(w.tokenId, { rate_limit_per_minute: 3 });
     const seen = [];
     for (let i = 0; i < 6; i++) {
       if (i === 5) t.clock.set(NEXT_MINUTE);
@@ -211,7 +211,7 @@ describe("through the token guard", () => {
     ] as const;
     for (const route of routes) {
       const w = t.fixtures.world({ purpose: route.purpose, send: route.send });
-      t.services.admin.patchToken(w.tokenId, { rate_limit_per_minute: 1 });
+      t.services.admin.tokens.patch(w.tokenId, { rate_limit_per_minute: 1 });
       const first = await route.call(w.token);
       // Past the limiter: 200, or the upload's refusal of a request without a file.
       expect([first.status, first.headers.get("x-ratelimit-remaining")]).toEqual([route.status, "0"]);
@@ -355,7 +355,7 @@ test("3 servers on one database, 200 requests at once spread over them, a token 
   const dbPath = join(tempDir(), "svc.db");
   const seed = makeTestApp({}, START, { dbPath });
   const w = seed.fixtures.world();
-  seed.services.admin.patchToken(w.tokenId, { rate_limit_per_minute: 100 });
+  seed.services.admin.tokens.patch(w.tokenId, { rate_limit_per_minute: 100 });
   const replicas = spawnReplicas(
     HTTP_REPLICA,
     [1, 2, 3].map(() => ({ REPLICA_DB_PATH: dbPath })),

@@ -49,14 +49,14 @@ beforeAll(async () => {
   });
   server = await startServer(config, { logger: silentLogger });
   const { admin } = server.services;
-  const company = admin.createCompany({ name: "ООО Тест", inn: "7719617469" });
-  const account = admin.createBankAccount({
+  const company = admin.companies.create({ name: "ООО Тест", inn: "7719617469" });
+  const account = admin.accounts.create({
     company_id: company.company_id,
     bank: "sandbox",
     account_number: withAccountKey("40702810900000000077", "044525225"),
     bik: "044525225",
   });
-  const { token } = admin.createToken({
+  const { token } = admin.tokens.create({
     company_id: company.company_id,
     name: "conformance",
     purpose: "mcp",

@@ -84,9 +84,9 @@ beforeAll(async () => {
     },
   });
   const { admin } = server.services;
-  const company = admin.createCompany({ name: "ООО Тест", inn: "7719617469" });
+  const company = admin.companies.create({ name: "ООО Тест", inn: "7719617469" });
   companyId = company.company_id;
-  accountId = admin.createBankAccount({
+  accountId = admin.accounts.create({
     company_id: companyId,
     bank: "sandbox",
     account_number: withAccountKey("40702810900000000044", "044525225"),

@@ -39,15 +39,15 @@ export async function startAgentServer(opts: {
   });
   const server = await startServer(config, { logger: silentLogger });
   const { admin, statements, poller } = server.services;
-  const company = admin.createCompany({ name: "ООО Тест", inn: "7719617469" });
-  const account = admin.createBankAccount({
+  const company = admin.companies.create({ name: "ООО Тест", inn: "7719617469" });
+  const account = admin.accounts.create({
     company_id: company.company_id,
     bank: "sandbox",
     account_number: withAccountKey(`4070281090000000${opts.accountSuffix.padStart(4, "0")}`, "044525225"),
     bik: "044525225",
     sandbox: opts.opsPerDay ? { ops_per_day: opts.opsPerDay } : undefined,
   });
-  const token = admin.createToken({
+  const token = admin.tokens.create({
     company_id: company.company_id,
     name: "agent",
     purpose: "mcp",

@@ -1,7 +1,7 @@
 // A whole service in memory for tests: the same wiring as production (buildServices + createApp),
 // with a manual clock, captured logs and a settable client address.
 
-import type { TokenGrantInput } from "../../src/admin/service";
+import type { TokenGrantInput } from "../../src/admin/model";
 import { createApp } from "../../src/app";
 import { type Config, loadConfig } from "../../src/config";
 import { buildServices, type ServiceOverrides, type Services } from "../../src/container";
@@ -143,13 +143,13 @@ export class Fixtures {
   constructor(private readonly t: TestApp) {}
 
   company(name = "ООО Ромашка", inn = "7719617469") {
-    return this.t.services.admin.createCompany({ name, inn });
+    return this.t.services.admin.companies.create({ name, inn });
   }
 
   account(companyId: string, bank = "sandbox", extra: { ops_per_day?: number; alias?: string } = {}) {
     accountCounter += 1;
     const raw = `40702810${String(accountCounter).padStart(12, "0")}`;
-    return this.t.services.admin.createBankAccount({
+    return this.t.services.admin.accounts.create({
       company_id: companyId,
       bank,
       account_number: withAccountKey(raw, "044525225"),
@@ -173,7 +173,7 @@ export class Fixtures {
       expires_at?: string;
     } = {},
   ) {
-    return this.t.services.admin.createToken({
+    return this.t.services.admin.tokens.create({
       company_id: companyId,
       name: "test token",
       purpose: opts.purpose ?? "integration",

@@ -66,7 +66,7 @@ export async function runAuthMatrix(t: TestApp, route: MatrixRoute): Promise<voi
     send: !read,
     accounts: [grant(account.bank_account_id)],
   });
-  t.services.admin.revokeToken(revoked.api_token_id);
+  t.services.admin.tokens.revoke(revoked.api_token_id);
   await expectError(await send(`Bearer ${revoked.token}`), 401, "invalid_token");
   const expired = make({ expires_at: new Date(t.clock.now().getTime() - 1000).toISOString() });
   await expectError(await send(`Bearer ${expired}`), 401, "invalid_token");
@@ -96,7 +96,7 @@ export async function runAuthMatrix(t: TestApp, route: MatrixRoute): Promise<voi
     let withdrawnCtx: MatrixContext = { accountId: account.bank_account_id };
     if (route.prepare)
       withdrawnCtx = { ...withdrawnCtx, ...(await route.prepare(withdrawnCtx, withdrawn.token)) };
-    t.services.admin.patchToken(withdrawn.api_token_id, {
+    t.services.admin.tokens.patch(withdrawn.api_token_id, {
       accounts: [grant(account.bank_account_id, false)],
     });
     await expectError(await send(`Bearer ${withdrawn.token}`, withdrawnCtx), 403, "forbidden_account");

@@ -291,7 +291,7 @@ describe("request bodies", () => {
     expect(res.headers.get("connection")).toBe("close");
     const details = await expectError(res, 413, "payload_too_large");
     expect(details.limit_bytes).toBe(MB);
-    expect(t.services.admin.listCompanies()).toEqual([]);
+    expect(t.services.admin.companies.list()).toEqual([]);
   });
 
   test("a streamed body over 1 MB without Content-Length is 413 payload_too_large", async () => {

@@ -277,7 +277,7 @@ describe("HTTP statuses", () => {
       401,
       "invalid_token",
     );
-    t.services.admin.revokeToken(w.tokenId);
+    t.services.admin.tokens.revoke(w.tokenId);
     await expectError(
       await post(t, w.token, { jsonrpc: "2.0", id: 1, method: "initialize" }),
       401,

@@ -74,7 +74,7 @@ describe("the tool registry", () => {
         ),
       ).toThrow();
       // The primary still writes, and the read-only handle sees it.
-      const company = services.admin.createCompany({ name: "ООО Запись", inn: "7719617469" });
+      const company = services.admin.companies.create({ name: "ООО Запись", inn: "7719617469" });
       expect(tools.deps.read.company(company.company_id)?.name).toBe("ООО Запись");
     } finally {
       store.close();

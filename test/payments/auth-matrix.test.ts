@@ -122,7 +122,7 @@ describe.each(routes)("auth matrix: $name", (route) => {
     );
 
     const revoked = token(w);
-    w.t.services.admin.revokeToken(revoked.api_token_id);
+    w.t.services.admin.tokens.revoke(revoked.api_token_id);
     await expectError(await route.send(w, bearer(revoked.token), target), 401, "invalid_token");
 
     const expired = token(w, { expires_at: new Date(w.t.clock.now().getTime() - 1000).toISOString() });
@@ -153,7 +153,7 @@ describe.each(routes)("auth matrix: $name", (route) => {
     // Per-account allow: held (the token uploaded its own import) until an operator removed it.
     const withdrawn = token(w);
     const withdrawnTarget = route.resource ? await importOf(w, withdrawn.token) : target;
-    w.t.services.admin.patchToken(withdrawn.api_token_id, {
+    w.t.services.admin.tokens.patch(withdrawn.api_token_id, {
       accounts: [{ bank_account_id: w.accountId, allow_read_statements: true, allow_send_payments: false }],
     });
     await expectError(

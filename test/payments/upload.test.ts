@@ -101,7 +101,7 @@ describe("upload: accepted files", () => {
     const t = makeTestApp();
     recordResponses(t);
     const company = t.fixtures.company();
-    const account = t.services.admin.createBankAccount({
+    const account = t.services.admin.accounts.create({
       company_id: company.company_id,
       bank: "sandbox",
       account_number: FIXTURE_ACCOUNT,

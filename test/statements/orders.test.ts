@@ -14,7 +14,7 @@ describe("ordering", () => {
   test("50 concurrent identical orders make one statement, one 201 and one bank request", async () => {
     const t = makeTestApp();
     const w = t.fixtures.world();
-    t.services.admin.patchToken(w.tokenId, { rate_limit_per_minute: 1000 });
+    t.services.admin.tokens.patch(w.tokenId, { rate_limit_per_minute: 1000 });
     const body = {
       bank_account_id: w.account.bank_account_id,
       external_id: "burst",

@@ -70,7 +70,7 @@ describe("POST /api/v1/integration/statements", () => {
     await expectError(await order(t, w.token, { ...base, date_to: "2026-11-11" }), 409, "conflict");
     await expectError(await order(t, w.token, { ...base, date_from: "2026-11-02" }), 409, "conflict");
     const second = t.fixtures.account(w.company.company_id);
-    t.services.admin.patchToken(w.tokenId, {
+    t.services.admin.tokens.patch(w.tokenId, {
       accounts: [
         { bank_account_id: w.account.bank_account_id, allow_read_statements: true },
         { bank_account_id: second.bank_account_id, allow_read_statements: true },

@@ -62,7 +62,7 @@ export async function tochkaWorld(
 ): Promise<TochkaWorld> {
   const fake = startFakeTochka(options);
   const t = makeTestApp(tochkaEnv(fake, options.env), options.start, { dbPath: options.dbPath });
-  const company = t.services.admin.createCompany({ name: HOLDER.name, inn: HOLDER.inn, kpp: HOLDER.kpp });
+  const company = t.services.admin.companies.create({ name: HOLDER.name, inn: HOLDER.inn, kpp: HOLDER.kpp });
   const token = t.fixtures.token(company.company_id, { mode: "live", read: true, send: true });
   const accountIds: string[] = [];
 
@@ -104,7 +104,7 @@ export async function tochkaWorld(
       expect(res.status).toBe(201);
       const id = (await json<{ bank_account_id: string }>(res)).bank_account_id;
       accountIds.push(id);
-      t.services.admin.patchToken(token.api_token_id, {
+      t.services.admin.tokens.patch(token.api_token_id, {
         accounts: accountIds.map((a) => ({
           bank_account_id: a,
           allow_read_statements: true,

@@ -1,4 +1,4 @@
-// The admin web pages under /admin: server-rendered HTML over the same AdminService and
+// The admin web pages under /admin: server-rendered HTML over the same admin services and
 // StatementService as the admin API, so every change is validated and audited the same way.
 //
 // Security: sign-in with SVC_ADMIN_TOKEN (throttled per client address) opens a server-side
@@ -7,19 +7,22 @@
 // session's anti-forgery token. Without a session, every page redirects (303) to /admin/login.
 // Without SVC_ADMIN_TOKEN there are no pages at all: 404, like the admin API.
 //
-// The machinery every page shares is in kit.tsx; each area's routes are in areas/.
+// The machinery every page shares is in kit.tsx and layout.tsx; each area has its folder with its
+// routes (routes.tsx) and its pages (view.tsx).
 import { Elysia } from "elysia";
 import { bodyPolicyOption, DEFAULT_BODY_POLICY } from "../../http/body-policy";
 import { withRequestState } from "../../http/request-state";
-import { auditRoutes } from "./areas/audit";
-import { bankRoutes } from "./areas/banks";
-import { companyRoutes } from "./areas/companies";
-import { oauthRoutes } from "./areas/oauth";
-import { signInRoutes } from "./areas/sign-in";
-import { statementRoutes } from "./areas/statements";
-import { tokenRoutes } from "./areas/tokens";
+import { accountRoutes } from "./accounts/routes";
+import { auditRoutes } from "./audit/routes";
+import { bankLoginRoutes } from "./bank-logins/routes";
+import { companyRoutes } from "./companies/routes";
 import { type AdminPagesDeps, pageKit } from "./kit";
+import { oauthRoutes } from "./oauth/routes";
 import type { PageRoute } from "./page-route";
+import { paymentRoutes } from "./payments/routes";
+import { signInRoutes } from "./sign-in/routes";
+import { statementRoutes } from "./statements/routes";
+import { tokenRoutes } from "./tokens/routes";
 
 export type { AdminPagesDeps } from "./kit";
 
@@ -32,7 +35,9 @@ export function adminPages(deps: AdminPagesDeps) {
   const routes: PageRoute[] = [
     ...signInRoutes(kit, adminToken),
     ...companyRoutes(kit),
-    ...bankRoutes(kit),
+    ...accountRoutes(kit),
+    ...bankLoginRoutes(kit),
+    ...paymentRoutes(kit),
     ...oauthRoutes(kit, deps.oauth),
     ...tokenRoutes(kit),
     ...statementRoutes(kit),

@@ -1,7 +1,8 @@
 // What every admin page shares: the page outcome (HTML or redirect), the session checks of a
 // page and of a form post (same origin, anti-forgery token), the error page, and the form helpers.
-// Each area of the pages (sign-in, companies, tokens, statements, audit) lists its routes with
-// `get`/`post` (page-route.ts); index.tsx mounts them.
+// Each area of the pages (sign-in, companies, accounts, bank logins, payments, OAuth, tokens,
+// statements, audit) has its folder: routes.tsx lists its routes with `get`/`post` (page-route.ts),
+// view.tsx renders its pages; index.tsx mounts the routes.
 
 import type { AuditLog } from "../../audit/audit-log";
 import type { IpRange } from "../../auth/ip";
@@ -17,12 +18,12 @@ import type { OAuthService } from "../../oauth/service";
 import type { PaymentService } from "../../payments/service";
 import type { DownloadDeps } from "../../statements/export/download";
 import type { StatementService } from "../../statements/service";
-import type { AdminActor, AdminService } from "../service";
-import type { Frame, NavKey } from "./layout";
-import type { RouteContext } from "./page-route";
+import type { AdminServices } from "../areas";
+import type { AdminActor } from "../audit";
+import { type FormValues, type Frame, MessagePage, type NavKey } from "./layout";
+import { get, type PageRoute, pageDoc, post, type RouteContext } from "./page-route";
 import { cameOverHttps, readCookie, SESSION_COOKIE, sameOrigin, securityHeaders } from "./security";
 import { type AdminSession, AdminSessionStore } from "./session";
-import { type FormValues, MessagePage } from "./views/basics";
 
 type SocketIp = (
   request: Request,
@@ -30,7 +31,7 @@ type SocketIp = (
 ) => string | null;
 
 export interface AdminPagesDeps {
-  admin: AdminService;
+  admin: AdminServices;
   statements: StatementService;
   audit: AuditLog;
   clock: Clock;
@@ -68,6 +69,15 @@ export const redirect = (location: string, cookie?: string): Outcome => ({
 });
 
 export type PageKit = ReturnType<typeof pageKit>;
+
+/** A list page with its creation form; after a refused post, with the service's message and what
+ *  was typed. */
+export type FormPage = (
+  session: AdminSession,
+  status?: number,
+  error?: string | null,
+  values?: FormValues,
+) => Outcome;
 
 export function pageKit(deps: AdminPagesDeps) {
   const { logger } = deps;
@@ -221,6 +231,35 @@ export function pageKit(deps: AdminPagesDeps) {
     return redirect(location);
   };
 
+  /** A list with its creation form: the post creates through the service, then the list again
+   *  with a notice, or the form again with the service's message and what was typed. */
+  function listWithForm<T>(
+    path: string,
+    listPage: FormPage,
+    create: (form: FormValues, ctx: RouteContext) => T,
+    notice: (created: T) => string,
+    docs: { list: string; create: string },
+  ): PageRoute[] {
+    return [
+      get(
+        path,
+        view((session) => listPage(session)),
+        { detail: pageDoc(docs.list) },
+      ),
+      post(
+        path,
+        action((session, form, ctx) => {
+          const result = attempt(() => create(form, ctx));
+          // A refused form comes back as typed, except the bank login: a secret is never echoed.
+          const { credentials: _secret, ...typed } = form;
+          if ("error" in result) return listPage(session, result.error.status, result.error.message, typed);
+          return flashThen(session, notice(result.ok), path);
+        }),
+        { detail: pageDoc(docs.create, "form") },
+      ),
+    ];
+  }
+
   return {
     deps,
     sessions,
@@ -235,6 +274,7 @@ export function pageKit(deps: AdminPagesDeps) {
     action,
     uploadAction,
     flashThen,
+    listWithForm,
   };
 }
 

@@ -2,6 +2,7 @@
 // audit entries) is always rendered through `safe` or escapeHtml: JSX here does not escape
 // children by itself.
 import { escapeHtml, type PropsWithChildren } from "@kitajs/html";
+import type { BankAccountView } from "../model";
 import type { Flash } from "./session";
 
 export type NavKey = "companies" | "accounts" | "tokens" | "oauth" | "statements" | "payments" | "audit";
@@ -131,5 +132,70 @@ export function Options({ items, selected }: { items: [value: string, label: str
         </option>
       ))}
     </>
+  );
+}
+
+/** A signed-in page's frame: it carries the session's anti-forgery token. */
+export type SignedInFrame = Frame & { csrf: string };
+
+/** A form post's fields (and a refused form's values, shown again as typed). */
+export type FormValues = Record<string, string>;
+
+/** An account as the pages name it in passing. */
+export const accountLabel = (a: BankAccountView) => `${a.alias} (${a.account_number_masked})`;
+
+/** The query part of a list page's address (its filters and cursor); empty values left out. */
+function queryString(params: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
+  const text = q.toString();
+  return text ? `?${text}` : "";
+}
+
+export function MessagePage({ frame, heading, text }: { frame: Frame; heading: string; text: string }) {
+  return (
+    <Layout frame={frame}>
+      <section class="card">
+        <h1 safe>{heading}</h1>
+        <p safe>{text}</p>
+        <p>
+          <a href="/admin">На главную</a>
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+/** A list's links to its first page (when not on it) and to the next one (when there is one). */
+export function Pager({
+  path,
+  filters,
+  nextCursor,
+}: {
+  path: string;
+  filters: Record<string, string | undefined>;
+  nextCursor: string | null;
+}) {
+  return (
+    <div class="pager">
+      {filters.cursor ? (
+        <a class="button secondary" href={`${path}${queryString({ ...filters, cursor: undefined })}`}>
+          В начало
+        </a>
+      ) : (
+        ""
+      )}
+      {nextCursor ? (
+        <a
+          class="button secondary"
+          rel="next"
+          href={`${path}${queryString({ ...filters, cursor: nextCursor })}`}
+        >
+          Дальше
+        </a>
+      ) : (
+        ""
+      )}
+    </div>
   );
 }

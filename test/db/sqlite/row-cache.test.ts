@@ -135,16 +135,18 @@ describe.each(["on", "off"] as const)("cached tokens and accounts, SVC_ROW_CACHE
     expect(await grantsShown()).toMatchObject([{ allow_read_statements: true }]);
     other.query("UPDATE token_accounts SET allow_read_statements = 0 WHERE token_id = ?").run(w.tokenId);
     expect(await grantsShown()).toMatchObject([{ allow_read_statements: false }]);
-    expect(t.services.admin.tokenView(w.tokenId).accounts).toMatchObject([{ allow_read_statements: false }]);
+    expect(t.services.admin.tokens.view(w.tokenId).accounts).toMatchObject([
+      { allow_read_statements: false },
+    ]);
   });
 
   test("changes through this process's admin service count at once (no other connection involved)", async () => {
     const { t } = setup(rowCache);
     const w = t.fixtures.world();
     expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
-    t.services.admin.patchToken(w.tokenId, { allowed_ips: ["10.0.0.0/8"] });
+    t.services.admin.tokens.patch(w.tokenId, { allowed_ips: ["10.0.0.0/8"] });
     await expectError(await t.request("GET", PATH, { token: w.token }), 403, "forbidden_ip");
-    t.services.admin.patchToken(w.tokenId, { allowed_ips: [] });
+    t.services.admin.tokens.patch(w.tokenId, { allowed_ips: [] });
     expect((await t.request("GET", PATH, { token: w.token })).status).toBe(200);
   });
 

@@ -1,169 +1,17 @@
-// Token pages: the list, the creation form (one per purpose: the agent form has no payment
-// rights at all), the one-time page with the raw value, and the edit form.
+// Token forms: creation (one per purpose: the agent form has no payment rights at all) and editing.
 import type { TokenPurpose } from "../../../auth/tokens";
-import type { BankAccountView, CompanyView, TokenView } from "../../service";
-import { attr, Badge, ErrorBox, type Frame, formatTime, Layout, Options, PostForm } from "../layout";
-import type { FormValues } from "./basics";
-
-type SignedInFrame = Frame & { csrf: string };
-
-function tokenStatus(token: TokenView, now: Date): { kind: "ok" | "bad" | "warn"; text: string } {
-  if (token.revoked_at !== null) return { kind: "bad", text: "отозван" };
-  if (token.expires_at !== null && Date.parse(token.expires_at) <= now.getTime())
-    return { kind: "warn", text: "истёк" };
-  return { kind: "ok", text: "активен" };
-}
-
-const PURPOSE_LABEL: Record<TokenPurpose, string> = { integration: "интеграция", mcp: "агент (mcp)" };
-
-function accountLabel(a: BankAccountView | undefined, id: string): string {
-  return a ? `${a.alias} ${a.account_number_masked}` : id;
-}
-
-export function TokensPage({
-  frame,
-  tokens,
-  companies,
-  accounts,
-  now,
-}: {
-  frame: SignedInFrame;
-  tokens: TokenView[];
-  companies: CompanyView[];
-  accounts: BankAccountView[];
-  now: Date;
-}) {
-  const companyName = new Map(companies.map((c) => [c.company_id, c.name]));
-  const accountById = new Map(accounts.map((a) => [a.bank_account_id, a]));
-  return (
-    <Layout frame={frame}>
-      <h1>Токены</h1>
-      <section class="card">
-        <h2>Новый токен</h2>
-        {companies.length === 0 ? (
-          <p class="muted">
-            Сначала создайте <a href="/admin/companies">компанию</a>.
-          </p>
-        ) : (
-          <form method="get" action="/admin/tokens/new" class="grid">
-            <label>
-              Компания
-              <select name="company_id" required>
-                <Options items={companies.map((c) => [c.company_id, `${c.name} (ИНН ${c.inn})`])} />
-              </select>
-            </label>
-            <label>
-              Назначение
-              <select name="purpose">
-                <Options
-                  items={[
-                    ["integration", "интеграция (REST)"],
-                    ["mcp", "агент (MCP), только чтение"],
-                  ]}
-                />
-              </select>
-            </label>
-            <div>
-              <button type="submit">Далее</button>
-            </div>
-          </form>
-        )}
-      </section>
-      <section class="card">
-        <h2>Все токены</h2>
-        <table id="tokens">
-          <thead>
-            <tr>
-              <th>Имя, префикс</th>
-              <th>Компания</th>
-              <th>Назначение, режим</th>
-              <th>Права</th>
-              <th>Счета</th>
-              <th>IP</th>
-              <th>Лимит/мин</th>
-              <th>Последнее использование</th>
-              <th>Статус</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.map((tk) => {
-              const status = tokenStatus(tk, now);
-              return (
-                <tr data-token-id={tk.api_token_id}>
-                  <td>
-                    <div safe>{tk.name}</div>
-                    <div class="mono small muted" safe>
-                      {`${tk.token_prefix}…`}
-                    </div>
-                  </td>
-                  <td safe>{companyName.get(tk.company_id) ?? tk.company_id}</td>
-                  <td>
-                    <div safe>{PURPOSE_LABEL[tk.purpose]}</div>
-                    <div class="small muted" safe>
-                      {tk.mode}
-                    </div>
-                  </td>
-                  <td class="small" safe>
-                    {[
-                      tk.scopes.read_statements ? "чтение выписок" : "",
-                      tk.scopes.send_payments ? "платежи" : "",
-                    ]
-                      .filter(Boolean)
-                      .join(", ") || "—"}
-                  </td>
-                  <td class="small">
-                    {tk.accounts.map((g) => (
-                      <div safe>
-                        {`${accountLabel(accountById.get(g.bank_account_id), g.bank_account_id)}: ${[
-                          g.allow_read_statements ? "чтение" : "",
-                          g.allow_send_payments ? "платежи" : "",
-                        ]
-                          .filter(Boolean)
-                          .join(", ")}`}
-                      </div>
-                    ))}
-                  </td>
-                  <td class="mono small" safe>
-                    {tk.allowed_ips.length ? tk.allowed_ips.join(", ") : "любой"}
-                  </td>
-                  <td class="num" safe>
-                    {tk.rate_limit_is_default
-                      ? `${tk.rate_limit_per_minute} (по умолч.)`
-                      : String(tk.rate_limit_per_minute)}
-                  </td>
-                  <td class="small" safe>
-                    {formatTime(tk.last_used_at) || "—"}
-                  </td>
-                  <td>
-                    <Badge kind={status.kind} text={status.text} />
-                  </td>
-                  <td class="actions">
-                    <a href={`/admin/tokens/${tk.api_token_id}`}>Изменить</a>{" "}
-                    {tk.revoked_at === null ? (
-                      <PostForm
-                        action={`/admin/tokens/${tk.api_token_id}/revoke`}
-                        csrf={frame.csrf}
-                        class="inline"
-                      >
-                        <button type="submit" class="danger">
-                          Отозвать
-                        </button>
-                      </PostForm>
-                    ) : (
-                      ""
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-        {tokens.length === 0 ? <p class="muted">Токенов пока нет.</p> : ""}
-      </section>
-    </Layout>
-  );
-}
+import type { BankAccountView, CompanyView, TokenView } from "../../model";
+import {
+  attr,
+  ErrorBox,
+  type FormValues,
+  formatTime,
+  Layout,
+  Options,
+  PostForm,
+  type SignedInFrame,
+} from "../layout";
+import { PURPOSE_LABEL } from "./view";
 
 /** Checkbox rows for per-account allows; the agent form has no payments column. */
 function AccountAllows({
@@ -327,42 +175,6 @@ export function NewTokenPage({
             </a>
           </div>
         </PostForm>
-      </section>
-    </Layout>
-  );
-}
-
-export function TokenCreatedPage({
-  frame,
-  token,
-  raw,
-}: {
-  frame: SignedInFrame;
-  token: TokenView;
-  raw: string;
-}) {
-  return (
-    <Layout frame={frame}>
-      <h1>Токен создан</h1>
-      <section class="card">
-        <p>
-          Скопируйте значение сейчас: оно показывается <strong>один раз</strong> и нигде не хранится (сервис
-          помнит только хеш).
-        </p>
-        <div class="secret">
-          <input id="new-token" readonly value={raw} aria-label="Новый токен" />
-          <button type="button" data-copy="new-token">
-            Копировать
-          </button>
-        </div>
-        <p class="small muted" safe>
-          {`Имя: ${token.name} · префикс: ${token.token_prefix}… · назначение: ${PURPOSE_LABEL[token.purpose]} · режим: ${token.mode}`}
-        </p>
-        <p>
-          <a class="button secondary" href="/admin/tokens">
-            К списку токенов
-          </a>
-        </p>
       </section>
     </Layout>
   );

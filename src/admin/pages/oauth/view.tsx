@@ -1,7 +1,7 @@
 // The operator's consent to an agent host's sign-in: who asks (the client's name, which is only its
 // own claim, its id and where the answer goes), what for (the scope), and which company's accounts
 // it may read.
-import type { BankAccountView, CompanyView } from "../../service";
+import type { BankAccountView, CompanyView } from "../../model";
 import { Badge, ErrorBox, type Frame, formatTime, Layout, PostForm } from "../layout";
 
 export interface ConsentRequestView {

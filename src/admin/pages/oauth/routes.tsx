@@ -4,7 +4,7 @@ import { CONTENT_SECURITY_POLICY } from "../../../http/security-headers";
 import type { OAuthService } from "../../../oauth/service";
 import { attempt, nonEmpty, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
-import { ConnectedAppsPage, OAuthConsentPage } from "../views/oauth";
+import { ConnectedAppsPage, OAuthConsentPage } from "./view";
 
 /** The consent page may send the browser back to the client: its form may post there and no further. */
 function consentPolicy(oauth: OAuthService, requestId: string): Record<string, string> {
@@ -30,8 +30,8 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
       <OAuthConsentPage
         frame={signedInFrame(session, "Доступ для агента", "oauth")}
         request={oauth.requests.pendingRequest(id)}
-        companies={admin.listCompanies()}
-        accounts={admin.listBankAccounts()}
+        companies={admin.companies.list()}
+        accounts={admin.accounts.list()}
         error={error}
       />,
       status,
@@ -51,8 +51,8 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
             grants={ok.grants}
             nextCursor={ok.next_cursor}
             error={"error" in listed ? listed.error.message : null}
-            companies={admin.listCompanies()}
-            accounts={admin.listBankAccounts()}
+            companies={admin.companies.list()}
+            accounts={admin.accounts.list()}
           />,
           "error" in listed ? listed.error.status : 200,
         );
@@ -63,7 +63,7 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
       "/admin/oauth/grants/:id/revoke",
       action((session, _form, ctx) => {
         const grant = oauth.tokens.revokeGrant(ctx.params.id ?? "");
-        admin.recordAction("admin.oauth.revoke", grant.id, actorOf(ctx));
+        admin.audit.record("admin.oauth.revoke", grant.id, actorOf(ctx));
         return flashThen(session, "Доступ приложения отозван", "/admin/oauth");
       }),
       { detail: pageDoc("Admin pages: revoke an agent host's grant", "form") },

@@ -1,18 +1,16 @@
-// Bank connections in the admin pages: a new login for an account, the bank's consent flow (and
-// its callback), the customer's accounts seen through a login, and the payment documents waiting
-// for a signature in the bank.
-
+// An account's bank login in the admin pages: a new login, the bank's consent flow (and its
+// callback), and the customer's accounts seen through the login, added in one step.
 import { isUuid } from "../../../core/ids";
 import { type PageKit, page } from "../kit";
+import { MessagePage } from "../layout";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
-import { ConsentPage, DiscoverPage, PaymentsPage } from "../views/banks";
-import { MessagePage } from "../views/basics";
+import { ConsentPage, DiscoverPage } from "./view";
 
-export function bankRoutes(kit: PageKit): PageRoute[] {
-  const { admin, payments } = kit.deps;
+export function bankLoginRoutes(kit: PageKit): PageRoute[] {
+  const { accounts, bankLogins } = kit.deps.admin;
   const { actorOf, signedInFrame, view, action, flashThen, frame, run, sessionOf } = kit;
 
-  const accountOf = (id: string | undefined) => admin.findBankAccountView(isUuid(id ?? "") ? id! : "");
+  const accountOf = (id: string | undefined) => accounts.view(isUuid(id ?? "") ? id! : "");
 
   return [
     post(
@@ -24,7 +22,7 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
         } catch {
           return flashThen(session, "Реквизиты доступа: объект JSON", "/admin/accounts", "error");
         }
-        const account = admin.replaceCredentials(ctx.params.id ?? "", credentials, actorOf(ctx));
+        const account = bankLogins.replaceCredentials(ctx.params.id ?? "", credentials, actorOf(ctx));
         return flashThen(session, `Доступ к банку для счёта ${account.alias} сохранён`, "/admin/accounts");
       }),
       { detail: pageDoc("Admin pages: a new bank login for an account", "form") },
@@ -33,7 +31,7 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
       "/admin/accounts/:id/bank-consent",
       action(async (session, _form, ctx) => {
         const account = accountOf(ctx.params.id);
-        const url = await admin.startBankConsent(account.bank_account_id, actorOf(ctx));
+        const url = await bankLogins.startConsent(account.bank_account_id, actorOf(ctx));
         return page(
           <ConsentPage
             frame={signedInFrame(session, "Подключение к банку", "accounts")}
@@ -51,7 +49,7 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
       (ctx) => {
         const session = sessionOf(ctx);
         return run(ctx, session, async () => {
-          const { accounts } = await admin.finishBankConsent(
+          const { accounts } = await bankLogins.finishConsent(
             ctx.params.bank ?? "",
             { state: ctx.query.state, code: ctx.query.code, error: ctx.query.error },
             actorOf(ctx),
@@ -74,7 +72,7 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
       "/admin/accounts/:id/discover",
       view(async (session, ctx) => {
         const account = accountOf(ctx.params.id);
-        const found = await admin.discoverAccounts(account.bank_account_id);
+        const found = await bankLogins.discover(account.bank_account_id);
         return page(
           <DiscoverPage
             frame={signedInFrame(session, "Счета в банке", "accounts")}
@@ -101,27 +99,13 @@ export function bankRoutes(kit: PageKit): PageRoute[] {
             "error",
           );
         }
-        const added = await admin.importAccounts(
+        const added = await bankLogins.import(
           { bank_account_id: source.bank_account_id, accounts: chosen },
           actorOf(ctx),
         );
         return flashThen(session, `Добавлено счетов: ${added.length}`, "/admin/accounts");
       }),
       { detail: pageDoc("Admin pages: add the chosen accounts the bank shows", "form") },
-    ),
-    get(
-      "/admin/payments",
-      view((session) =>
-        page(
-          <PaymentsPage
-            frame={signedInFrame(session, "Платежи", "payments")}
-            items={payments.forOperator()}
-            accounts={admin.listBankAccounts()}
-            error={null}
-          />,
-        ),
-      ),
-      { detail: pageDoc("Admin pages: payment documents and where to sign them in the bank") },
     ),
   ];
 }

@@ -15,7 +15,7 @@ import {
   securityHeaders,
   sessionCookie,
 } from "../security";
-import { LoginPage } from "../views/basics";
+import { LoginPage } from "./view";
 
 const ASSETS: Record<string, { type: string; body: string }> = {
   "app.css": { type: "text/css; charset=utf-8", body: APP_CSS },
@@ -91,7 +91,7 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
           const previous = readCookie(ctx.request.headers.get("cookie"), SESSION_COOKIE);
           if (previous !== null) sessions.destroy(previous);
           const session = sessions.create();
-          admin.recordAction("admin.ui.sign_in", "admin-ui", actorOf(ctx));
+          admin.audit.record("admin.ui.sign_in", "admin-ui", actorOf(ctx));
           return redirect(next ?? LANDING, sessionCookie(session.id, https(ctx)));
         }),
       {
@@ -107,7 +107,7 @@ export function signInRoutes(kit: PageKit, adminToken: string): PageRoute[] {
       "/admin/logout",
       action((session, _form, ctx) => {
         sessions.destroy(session.id);
-        admin.recordAction("admin.ui.sign_out", "admin-ui", actorOf(ctx));
+        admin.audit.record("admin.ui.sign_out", "admin-ui", actorOf(ctx));
         return redirect("/admin/login", clearedSessionCookie(https(ctx)));
       }),
       { detail: pageDoc("Admin pages: sign out", "form") },

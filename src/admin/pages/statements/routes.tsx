@@ -6,10 +6,10 @@ import { checkedDownload, downloadResponse } from "../../../statements/export/do
 import type { StatementStatus } from "../../../statements/repository";
 import type { StatementView } from "../../../statements/service";
 import { attempt, nonEmpty, type Outcome, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
+import type { FormValues } from "../layout";
 import { get, type PageRoute, pageDoc, post, type RouteContext } from "../page-route";
 import type { AdminSession } from "../session";
-import { StatementsPage } from "../views/activity";
-import type { FormValues } from "../views/basics";
+import { StatementsPage } from "./view";
 
 /** The bank's statement file, as the integration API takes it (decisions §11). */
 const STATEMENT_FILE_LIMIT = 50 * MB;
@@ -31,7 +31,7 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
     values: FormValues,
   ): Outcome {
     const result = attempt(() =>
-      admin.audited(action, actorOf(ctx), input, make, (view) => view.statement_id),
+      admin.audit.audited(action, actorOf(ctx), input, make, (view) => view.statement_id),
     );
     if ("error" in result)
       return statementsPage(session, {}, result.error.status, result.error.message, values);
@@ -45,7 +45,7 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
     error: string | null = null,
     values: FormValues = {},
   ): Outcome {
-    const accounts = admin.listBankAccounts();
+    const accounts = admin.accounts.list();
     const filters = {
       bank_account_id: nonEmpty(query.bank_account_id),
       status: STATUSES.find((s) => s === query.status),
@@ -84,7 +84,7 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
         error={error}
         values={values}
         today={statements.today()}
-        companies={admin.listCompanies()}
+        companies={admin.companies.list()}
       />,
       status,
     );
@@ -110,7 +110,7 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
           if (error instanceof ApiError) return refused(error);
           throw error;
         }
-        admin.recordAction("admin.statement.import", view.statement_id, actorOf(ctx), {
+        admin.audit.record("admin.statement.import", view.statement_id, actorOf(ctx), {
           ...input,
           filename: file.filename,
           bytes: file.bytes.byteLength,

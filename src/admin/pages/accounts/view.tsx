@@ -1,114 +1,17 @@
-// Sign-in, companies and bank accounts pages, plus the plain message page.
-import type { BankAccountView, CompanyView } from "../../service";
-import { attr, Badge, ErrorBox, type Frame, formatTime, Layout, Options, PostForm } from "../layout";
-
-export type FormValues = Record<string, string>;
-
-export function LoginPage({ frame, error, next }: { frame: Frame; error: string | null; next?: string }) {
-  return (
-    <Layout frame={frame}>
-      <section class="card login">
-        <h1>Вход в администрирование</h1>
-        <ErrorBox message={error} />
-        <form method="post" action="/admin/login">
-          {next ? <input type="hidden" name="next" value={next} /> : ""}
-          <label>
-            Токен администратора (SVC_ADMIN_TOKEN)
-            <input type="password" name="token" autocomplete="off" required autofocus />
-          </label>
-          <button type="submit">Войти</button>
-        </form>
-      </section>
-    </Layout>
-  );
-}
-
-export function MessagePage({ frame, heading, text }: { frame: Frame; heading: string; text: string }) {
-  return (
-    <Layout frame={frame}>
-      <section class="card">
-        <h1 safe>{heading}</h1>
-        <p safe>{text}</p>
-        <p>
-          <a href="/admin">На главную</a>
-        </p>
-      </section>
-    </Layout>
-  );
-}
-
-export function CompaniesPage({
-  frame,
-  companies,
-  error,
-  values,
-}: {
-  frame: Frame & { csrf: string };
-  companies: CompanyView[];
-  error: string | null;
-  values: FormValues;
-}) {
-  return (
-    <Layout frame={frame}>
-      <h1>Компании</h1>
-      <section class="card">
-        <h2>Новая компания</h2>
-        <ErrorBox message={error} />
-        <PostForm action="/admin/companies" csrf={frame.csrf} class="grid">
-          <label>
-            Название
-            <input name="name" required maxlength="256" value={attr(values.name)} />
-          </label>
-          <label>
-            ИНН
-            <input name="inn" required pattern="\d{10}|\d{12}" inputmode="numeric" value={attr(values.inn)} />
-          </label>
-          <label>
-            КПП (необязательно)
-            <input name="kpp" pattern="\d{4}[0-9A-Z]{2}\d{3}" value={attr(values.kpp)} />
-          </label>
-          <div>
-            <button type="submit">Создать</button>
-          </div>
-        </PostForm>
-      </section>
-      <section class="card">
-        <h2>Все компании</h2>
-        <table>
-          <thead>
-            <tr>
-              <th>Название</th>
-              <th>ИНН</th>
-              <th>КПП</th>
-              <th>Создана</th>
-              <th>company_id</th>
-            </tr>
-          </thead>
-          <tbody>
-            {companies.map((c) => (
-              <tr>
-                <td safe>{c.name}</td>
-                <td class="mono" safe>
-                  {c.inn}
-                </td>
-                <td class="mono" safe>
-                  {c.kpp ?? ""}
-                </td>
-                <td class="small" safe>
-                  {formatTime(c.created_at)}
-                </td>
-                <td class="mono small" safe>
-                  {c.company_id}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {companies.length === 0 ? <p class="muted">Компаний пока нет.</p> : ""}
-      </section>
-    </Layout>
-  );
-}
+// The bank accounts page: the form of a new account, and the list with each account's bank login
+// (its state, the bank's consent, a new login, the accounts the bank shows through it).
+import type { BankAccountView, CompanyView } from "../../model";
+import {
+  attr,
+  Badge,
+  ErrorBox,
+  type FormValues,
+  formatTime,
+  Layout,
+  Options,
+  PostForm,
+  type SignedInFrame,
+} from "../layout";
 
 export function AccountsPage({
   frame,
@@ -118,7 +21,7 @@ export function AccountsPage({
   error,
   values,
 }: {
-  frame: Frame & { csrf: string };
+  frame: SignedInFrame;
   companies: CompanyView[];
   accounts: BankAccountView[];
   banks: string[];

@@ -2,10 +2,10 @@
 import { isInstant } from "../../../audit/audit-export";
 import { buildChart, chartSince } from "../chart";
 import { asUtc, attempt, nonEmpty, type Outcome, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
+import { MessagePage } from "../layout";
 import { get, type PageRoute, pageDoc } from "../page-route";
 import type { AdminSession } from "../session";
-import { type AuditFilters, AuditPage } from "../views/activity";
-import { MessagePage } from "../views/basics";
+import { type AuditFilters, AuditPage } from "./view";
 
 export function auditRoutes(kit: PageKit): PageRoute[] {
   const { admin } = kit.deps;
@@ -13,7 +13,7 @@ export function auditRoutes(kit: PageKit): PageRoute[] {
   const { sessionOf, signedInFrame, send, view } = kit;
 
   function auditPage(session: AdminSession, query: Record<string, string | undefined>): Outcome {
-    const tokens = admin.listTokens();
+    const tokens = admin.tokens.list();
     const filters: AuditFilters = {
       api_token_id: nonEmpty(query.api_token_id),
       action: nonEmpty(query.action?.trim()),
@@ -22,7 +22,7 @@ export function auditRoutes(kit: PageKit): PageRoute[] {
       cursor: nonEmpty(query.cursor),
     };
     const result = attempt(() =>
-      admin.auditLog({
+      admin.audit.page({
         api_token_id: filters.api_token_id,
         action: filters.action,
         since: asUtc(filters.since),
@@ -55,10 +55,10 @@ export function auditRoutes(kit: PageKit): PageRoute[] {
   }
 
   /** Tokens, accounts and companies by id, as the audit page names an entry's object. */
-  function objectNames(tokens: ReturnType<typeof admin.listTokens>): Map<string, string> {
+  function objectNames(tokens: ReturnType<typeof admin.tokens.list>): Map<string, string> {
     const names = new Map<string, string>();
-    for (const c of admin.listCompanies()) names.set(c.company_id, `компания ${c.name}`);
-    for (const a of admin.listBankAccounts())
+    for (const c of admin.companies.list()) names.set(c.company_id, `компания ${c.name}`);
+    for (const a of admin.accounts.list())
       names.set(a.bank_account_id, `счёт ${a.alias} ${a.account_number_masked}`);
     for (const tk of tokens) names.set(tk.api_token_id, `токен ${tk.token_prefix}… ${tk.name}`);
     return names;

@@ -2,13 +2,14 @@
 import type { TokenPurpose } from "../../../auth/tokens";
 import { ApiError } from "../../../core/errors";
 import { isUuid } from "../../../core/ids";
-import type { TokenGrantInput } from "../../service";
+import type { TokenGrantInput } from "../../model";
 import { asUtc, attempt, nonEmpty, type Outcome, type PageKit, page } from "../kit";
+import type { FormValues } from "../layout";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
 import type { AdminSession } from "../session";
 import { randomSecret } from "../session";
-import type { FormValues } from "../views/basics";
-import { EditTokenPage, NewTokenPage, TokenCreatedPage, TokensPage } from "../views/tokens";
+import { EditTokenPage, NewTokenPage } from "./form-view";
+import { TokenCreatedPage, TokensPage } from "./view";
 
 export function tokenRoutes(kit: PageKit): PageRoute[] {
   const { admin } = kit.deps;
@@ -24,14 +25,14 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
     error: string | null = null,
     values: FormValues = { scope_read_statements: "on" },
   ): Outcome {
-    const company = admin.listCompanies().find((c) => c.company_id === companyId);
+    const company = admin.companies.list().find((c) => c.company_id === companyId);
     if (!company) throw new ApiError("not_found", "Компания не найдена");
     return page(
       <NewTokenPage
         frame={signedInFrame(session, "Новый токен", "tokens")}
         company={company}
         purpose={purpose}
-        accounts={admin.listBankAccounts(company.company_id)}
+        accounts={admin.accounts.list(company.company_id)}
         formId={formId}
         error={error}
         values={values}
@@ -49,13 +50,13 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
     submitted: FormValues | null = null,
   ): Outcome {
     if (!isUuid(id)) throw new ApiError("not_found", "Токен не найден");
-    const token = admin.tokenView(id);
+    const token = admin.tokens.view(id);
     return page(
       <EditTokenPage
         frame={signedInFrame(session, "Токен", "tokens")}
         token={token}
-        company={admin.listCompanies().find((c) => c.company_id === token.company_id)}
-        accounts={admin.listBankAccounts(token.company_id)}
+        company={admin.companies.list().find((c) => c.company_id === token.company_id)}
+        accounts={admin.accounts.list(token.company_id)}
         error={error}
         submitted={submitted}
       />,
@@ -70,9 +71,9 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
         page(
           <TokensPage
             frame={signedInFrame(session, "Токены", "tokens")}
-            tokens={admin.listTokens()}
-            companies={admin.listCompanies()}
-            accounts={admin.listBankAccounts()}
+            tokens={admin.tokens.list()}
+            companies={admin.companies.list()}
+            accounts={admin.accounts.list()}
             now={deps.clock.now()}
           />,
         ),
@@ -103,7 +104,7 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
           throw new ApiError("validation_error", "Неверное назначение токена");
         const companyId = form.company_id ?? "";
         const result = attempt(() =>
-          admin.createToken(
+          admin.tokens.create(
             {
               company_id: companyId,
               name: form.name ?? "",
@@ -153,11 +154,11 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
       "/admin/tokens/:id",
       action((session, form, ctx) => {
         const id = ctx.params.id ?? "";
-        const current = isUuid(id) ? admin.tokenView(id) : null;
+        const current = isUuid(id) ? admin.tokens.view(id) : null;
         if (!current) throw new ApiError("not_found", "Токен не найден");
         const sendScope = form.scope_send_payments === "on";
         const result = attempt(() =>
-          admin.patchToken(
+          admin.tokens.patch(
             id,
             {
               name: form.name ?? current.name,
@@ -183,7 +184,7 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
       action((session, _form, ctx) => {
         const id = ctx.params.id ?? "";
         if (!isUuid(id)) throw new ApiError("not_found", "Токен не найден");
-        const token = admin.revokeToken(id, actorOf(ctx));
+        const token = admin.tokens.revoke(id, actorOf(ctx));
         return flashThen(session, `Токен ${token.token_prefix}… (${token.name}) отозван`, "/admin/tokens");
       }),
       { detail: pageDoc("Admin pages: revoke a token", "form") },
