@@ -1,3 +1,4 @@
+// lanes: postgres
 // The audit log on both stores: the same entries in, the same pages out (newest first, per token
 // through the block map that a trigger keeps on either database, filters, beforeId), the hourly
 // agent-call counts and the export; the batcher commits a turn's entries together on PostgreSQL.

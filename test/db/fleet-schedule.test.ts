@@ -1,3 +1,4 @@
+// lanes: postgres
 // Jobs once per interval for the whole fleet: of several replicas asking at once one wins the
 // interval, on both stores; through the session sweeper on PostgreSQL two replicas' timers sweep
 // once per interval between them.

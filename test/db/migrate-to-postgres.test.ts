@@ -1,3 +1,4 @@
+// lanes: postgres
 // `svc admin migrate-to-postgres`: a SQLite installation with data in every table, copied into an
 // empty PostgreSQL database by the command itself, compared value for value; refusals (a running
 // server, a target that holds data, no target) and all-or-nothing.

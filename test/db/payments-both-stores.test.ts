@@ -1,3 +1,4 @@
+// lanes: postgres
 // PaymentRepository on both stores: an import with its items and audit entry, a submission
 // claimed once per (token, external id), the bank's answers, status checks, a final word settled
 // once, the first stored answer kept; on PostgreSQL two replicas submitting the same payment at

@@ -1,3 +1,4 @@
+// lanes: postgres
 // Row caches across replicas on PostgreSQL: a change committed by one replica empties that table's
 // cache on the others (NOTIFY from the migration's triggers, counted by each client's listener);
 // other tables' caches stay; a token's last use announces nothing; while the listener is down

@@ -1,3 +1,4 @@
+// lanes: postgres
 // `svc migrate` on PostgreSQL (SVC_DATABASE_URL): the migrations embedded in the build, applied
 // once however many replicas start together, all or nothing, refusing a database another build
 // migrated; unreachable servers and refusals named without the password.

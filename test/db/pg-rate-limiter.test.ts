@@ -1,3 +1,4 @@
+// lanes: postgres
 // The rate limiter shared through PostgreSQL (src/db/pg/rate-limiter.ts) against the in-process one:
 // the same decisions for the same hits (one behaviour, run against both), the same statuses and
 // headers through the token guard, exact counts from three separate processes on one database

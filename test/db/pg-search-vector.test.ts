@@ -1,3 +1,4 @@
+// lanes: postgres
 // The search index's words computed by svc (src/db/pg/search-vector.ts) equal what PostgreSQL's
 // own svc_search_vector gives (migrations-pg 0004), character by character over every covered
 // range and on random text; operations stored through the repository carry them, and a row

@@ -1,3 +1,4 @@
+// lanes: postgres
 // search_operations on PostgreSQL (src/db/pg/operations-search.ts, through the synchronous port the
 // service reads with) against the SQLite read model and a plain filter written here: the same
 // operations in both stores, the same queries, the same pages, with the module's plan sizes and

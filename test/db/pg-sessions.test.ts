@@ -1,3 +1,4 @@
+// lanes: postgres
 // Agent sessions on PostgreSQL, two replicas on one database: a session made on one is valid on
 // the other, an extension made on one counts on the other, and DELETE on one ends it on both from
 // their next request; the sweeper deletes only what expired. The same calls on SQLite agree.

@@ -1,3 +1,4 @@
+// lanes: postgres
 // PgSyncClient: PostgreSQL behind svc's synchronous stores. Values come back as bun:sqlite gives
 // them; errors keep their SQLSTATE; transactions commit or roll back; a serializable conflict
 // between two replicas' transactions is reported, not lost; a server that is slow, gone or silent

@@ -1,3 +1,4 @@
+// lanes: postgres
 // Repositories in portable SQL: the same calls give the same rows on SQLite and on PostgreSQL
 // (through PgSyncClient), writes included, and a transaction that fails leaves nothing in either.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: postgres
 // StatementRepository on both stores: orders (idempotent per token and external id), operations
 // shared between overlapping statements, the lifecycle, balances (never older), the poller's due
 // list and paging give the same rows; on PostgreSQL two replicas ordering the same statement at

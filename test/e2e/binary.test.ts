@@ -1,3 +1,4 @@
+// lanes: postgres
 // The compiled `svc` from a directory that holds no source tree: migrations (both dialects), the checkpoint worker
 // and the export worker are embedded, the server starts, orders a statement and exports it (large
 // enough to be rendered by export threads).

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // The official MCP conformance suite (server mode) against the real server. The suite cannot
 // send an Authorization header, so a small local proxy in front of the server adds one.
 // The scenarios that apply to a tools-only, token-protected server must pass.

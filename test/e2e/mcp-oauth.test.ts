@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // An agent host signing in to the real server's /mcp with the official SDK v2 client's OAuth:
 // through dynamic registration and through a client metadata document (served over HTTPS), the
 // operator's consent given through the admin API, then every tool; and step-up when the first

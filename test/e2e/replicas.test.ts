@@ -1,3 +1,4 @@
+// lanes: postgres
 // Three real `svc serve` processes on one PostgreSQL database, as replicas behind a load balancer
 // would run: they migrate it together, and share rate limits, revocations, agent sessions, orders,
 // the statements' bank requests and the payment submissions.

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // What one search_operations may cost (docs/security.md, "Search"): words shorter than two letters
 // or digits are left out, at most 8 words, every text query stays within the token's account, and a
 // search over its budget is a tool-level validation_error, never a 500 or a partial page. Through

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // GET /metrics and GET /readyz through HTTP, parsed with a Prometheus text-format parser.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // POST /api/v1/integration/payments/imports: the happy path (a generated file and a fixture as an
 // accounting system writes it), file validation, 422 with nothing stored, 413 while streaming.
 import { describe, expect, test } from "bun:test";

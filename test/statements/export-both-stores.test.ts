@@ -1,3 +1,4 @@
+// lanes: postgres
 // Statement downloads on both stores: the same ready statement gives the same bytes in every
 // format, read by ExportQueries on SQLite (json built in SQL, 1C documents laid out in SQL) and by
 // PostgresExportQueries on PostgreSQL (json from operationJson, every 1C document by the field
