@@ -13,7 +13,7 @@ import { migrate, openDatabase } from "../../src/db/open";
 import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
-import { migratedDatabase } from "../helpers/postgres";
+import { migratedDatabase } from "../helpers/pg";
 
 const sqlite = openDatabase(":memory:");
 migrate(sqlite.db);

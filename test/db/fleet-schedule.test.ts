@@ -8,8 +8,7 @@ import { createLogger } from "../../src/core/logger";
 import { FleetSchedule } from "../../src/db/fleet-schedule";
 import type { SessionManager } from "../../src/mcp/sessions";
 import { SessionSweeper } from "../../src/mcp/sessions";
-import { twoStores } from "../helpers/both-stores";
-import { until } from "../helpers/postgres";
+import { twoStores, until } from "../helpers/pg";
 
 const { ports, pgPort } = twoStores();
 const logger = createLogger("error");

@@ -14,7 +14,7 @@ import * as pgSchema from "../../src/db/pg/schema";
 import * as sqliteSchema from "../../src/db/schema";
 import { acquireServeLock } from "../../src/db/sqlite/serve-lock";
 import { makeTestApp } from "../helpers/app";
-import { connect, freshDatabase } from "../helpers/postgres";
+import { connect, freshDatabase } from "../helpers/pg";
 import { svcAdminRun, tempDir } from "../helpers/server";
 import { readyStatement } from "../statements/export-support";
 

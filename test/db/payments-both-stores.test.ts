@@ -8,7 +8,7 @@ import { AuditLog } from "../../src/audit/audit-log";
 import { toPostgresNamed } from "../../src/db/pg/port";
 import type { SqlPort } from "../../src/db/sql-port";
 import { type NewItem, PaymentRepository } from "../../src/payments/repository";
-import { twoStores } from "../helpers/both-stores";
+import { twoStores } from "../helpers/pg";
 
 const { ports, pgPort } = twoStores();
 

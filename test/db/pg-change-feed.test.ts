@@ -9,7 +9,7 @@ import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
 import { TokenRepository } from "../../src/db/repos/tokens";
-import { connect, migratedDatabase, until } from "../helpers/postgres";
+import { connect, migratedDatabase, until } from "../helpers/pg";
 import { accountRow, tokenRow } from "../helpers/rows";
 
 let url = "";

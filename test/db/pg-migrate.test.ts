@@ -9,7 +9,7 @@ import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import { embeddedPgMigrations, migratePostgres, type PgMigration } from "../../src/db/pg/migrate";
 import * as pgSchema from "../../src/db/pg/schema";
-import { connect, freshDatabase } from "../helpers/postgres";
+import { connect, freshDatabase } from "../helpers/pg";
 import { BUN, ROOT, tempDir } from "../helpers/server";
 
 const EMBEDDED = embeddedPgMigrations();

@@ -11,7 +11,7 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { type AnySQLiteTable, SQLiteTable, getTableConfig as sqliteConfig } from "drizzle-orm/sqlite-core";
 import * as pg from "../../src/db/pg/schema";
 import * as sqlite from "../../src/db/schema";
-import { connect, freshDatabase } from "../helpers/postgres";
+import { connect, freshDatabase } from "../helpers/pg";
 import { ROOT } from "../helpers/server";
 
 interface Shape {

@@ -11,8 +11,7 @@ import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
 import type { SqlPort } from "../../src/db/sql-port";
 import { StatementRepository } from "../../src/statements/repository";
-import { UNCACHED } from "../helpers/both-stores";
-import { migratedDatabase } from "../helpers/postgres";
+import { migratedDatabase, UNCACHED } from "../helpers/pg";
 import { accountRow, companyRow, statementOperation } from "../helpers/rows";
 
 type Columns = [string | null, string | null, string | null, string | null];

@@ -24,8 +24,7 @@ import { SearchBudgetExceeded } from "../../src/db/search-limits";
 import { type SqlArray, type SqlPort, type SqlValue, sqlitePort } from "../../src/db/sql-port";
 import type { StatementOperation } from "../../src/formats/types";
 import { McpReadModel, searchWords } from "../../src/mcp/read-model";
-import { PG_MIGRATIONS } from "../helpers/pg";
-import { connect, freshDatabase, migratedDatabase } from "../helpers/postgres";
+import { connect, freshDatabase, migratedDatabase, PG_MIGRATIONS } from "../helpers/pg";
 import { tempDir } from "../helpers/server";
 
 const ACCOUNTS = ["acc-a", "acc-b"];

@@ -15,7 +15,7 @@ import type { CacheChanges } from "../../src/db/row-cache";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
 import { ExternalChanges } from "../../src/db/sqlite/external-changes";
 import { SessionManager, SqlSessionStore } from "../../src/mcp/sessions";
-import { migratedDatabase, until } from "../helpers/postgres";
+import { migratedDatabase, until } from "../helpers/pg";
 import { companyRow, tokenRow } from "../helpers/rows";
 
 const clock = new ManualClock("2026-11-20T09:00:00Z");

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { PgQueryError, PgSyncClient, PgUnavailable } from "../../src/db/pg/sync-client";
-import { freshDatabase } from "../helpers/postgres";
+import { freshDatabase } from "../helpers/pg";
 import { BUN } from "../helpers/server";
 
 let url = "";

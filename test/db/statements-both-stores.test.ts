@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import type { SqlPort } from "../../src/db/sql-port";
 import type { DocType } from "../../src/formats/types";
 import { type NewStatement, StatementRepository } from "../../src/statements/repository";
-import { twoStores, UNCACHED } from "../helpers/both-stores";
+import { twoStores, UNCACHED } from "../helpers/pg";
 import { statementOperation } from "../helpers/rows";
 
 const { ports, pgPort } = twoStores();

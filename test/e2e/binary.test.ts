@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { embeddedPgMigrations } from "../../src/db/pg/migrate";
-import { freshDatabase } from "../helpers/postgres";
+import { freshDatabase } from "../helpers/pg";
 import { ROOT, type RunningProcess, seedIntegration, startServe, tempDir } from "../helpers/server";
 
 const running: RunningProcess[] = [];

@@ -10,7 +10,7 @@ import { loadConfig } from "../../src/config";
 import { silentLogger } from "../../src/core/logger";
 import { withAccountKey } from "../../src/formats/validators";
 import { type RunningServer, startServer } from "../../src/main";
-import { serverStoreEnv } from "../helpers/test-store";
+import { serverStoreEnv } from "../helpers/pg";
 
 const CLI = join(import.meta.dir, "../../node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const BUN = join(import.meta.dir, "../../node_modules/.bin/bun");

@@ -24,7 +24,7 @@ import { withAccountKey } from "../../src/formats/validators";
 import { type RunningServer, startServer } from "../../src/main";
 import { TOOL_NAMES } from "../helpers/agent-server";
 import { ADMIN_TOKEN } from "../helpers/app";
-import { serverStoreEnv } from "../helpers/test-store";
+import { serverStoreEnv } from "../helpers/pg";
 import { selfSignedCertificate } from "../helpers/tls";
 
 const REDIRECT = "http://127.0.0.1:53682/callback";

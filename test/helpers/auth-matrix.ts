@@ -51,7 +51,7 @@ export interface MatrixRoute {
 const FOREIGN_ORIGIN = "https://evil.example";
 
 /** Sends a matrix request with this Authorization header (null: none) through the app. */
-export function sendMatrixRequest(
+function sendMatrixRequest(
   t: TestApp,
   r: MatrixRequest,
   authorization: string | null,

@@ -10,7 +10,7 @@ import type { StatementOperation } from "../../src/formats/types";
 import { McpReadModel } from "../../src/mcp/read-model";
 import { StatementRepository } from "../../src/statements/repository";
 import { makeTestApp, type TestApp } from "../helpers/app";
-import { UNCACHED } from "../helpers/both-stores";
+import { UNCACHED } from "../helpers/pg";
 import { statementOperation } from "../helpers/rows";
 import { callTool, initSession, type ToolResultBody } from "./helpers";
 

@@ -11,7 +11,7 @@ import { PostgresExportQueries } from "../../src/statements/export/pg-queries";
 import { ExportQueries, type ExportReads } from "../../src/statements/export/queries";
 import type { StatementRow } from "../../src/statements/queries";
 import { StatementRepository } from "../../src/statements/repository";
-import { twoStores, UNCACHED } from "../helpers/both-stores";
+import { twoStores, UNCACHED } from "../helpers/pg";
 import { statementOperation } from "../helpers/rows";
 
 const { ports, sqlite: sqliteDb } = twoStores();
