@@ -1,8 +1,8 @@
 // Makes the migrated template database the PostgreSQL lane of the suite clones for every test app
-// (test/helpers/test-store.ts): migrating once per run instead of once per app.
+// (test/helpers/pg.ts): migrating once per run instead of once per app.
 import postgres from "postgres";
 import { migratePostgres } from "../src/db/pg/migrate";
-import { PG_TEMPLATE } from "../test/helpers/test-store";
+import { PG_TEMPLATE } from "../test/helpers/pg";
 
 const server = process.env.SVC_TEST_DATABASE_URL;
 if (!server) throw new Error("SVC_TEST_DATABASE_URL is not set (scripts/pg-test.sh start writes it)");

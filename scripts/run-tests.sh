@@ -10,6 +10,45 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUN=node_modules/.bin/bun
 JOBS=${SVC_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+# Each test file declares on its first line the lanes it runs in (docs/testing.md):
+#   // lanes: sqlite            the default store only (SQLite's own features: files, WAL, backups)
+#   // lanes: sqlite postgres   both: it builds the service with makeTestApp or starts a server with
+#                               serverStoreEnv, so each app or server gets a PostgreSQL database of
+#                               its own in the second lane (test/helpers/pg.ts)
+#   // lanes: postgres          once, with SVC_TEST_STORE=postgres: it talks to PostgreSQL itself
+# A file without a declaration (or with an unknown lane) fails the run before anything starts.
+undeclared=()
+declare -A lanes_of=()
+for f in $(find test -name '*.test.ts' | sort); do
+  first=$(head -n 1 "$f")
+  if [[ "$first" =~ ^//\ lanes:((\ (sqlite|postgres))+)\ *$ ]]; then
+    lanes_of[$f]=${BASH_REMATCH[1]}
+  else
+    undeclared+=("$f")
+  fi
+done
+if [ "${#undeclared[@]}" -gt 0 ]; then
+  echo "these test files do not declare their lanes on their first line (// lanes: sqlite, // lanes: sqlite postgres or // lanes: postgres; see docs/testing.md):" >&2
+  printf '  %s\n' "${undeclared[@]}" >&2
+  exit 1
+fi
+# in_lane LANE FILE: whether FILE declared LANE.
+in_lane() { [[ " ${lanes_of[$2]} " == *" $1 "* ]]; }
+
+files=$(printf '%s\n' "${!lanes_of[@]}" | sort)
+queue=()
+if [ "${1:-}" != "--fast" ]; then
+  for lane in sqlite postgres; do
+    for f in $files; do case "$f" in *.slow.test.ts) in_lane $lane "$f" && queue+=("$lane $f") ;; esac; done
+  done
+fi
+for lane in sqlite postgres; do
+  for f in $files; do case "$f" in test/e2e/*.slow.test.ts) ;; test/e2e/*) in_lane $lane "$f" && queue+=("$lane $f") ;; esac; done
+done
+for lane in sqlite postgres; do
+  for f in $files; do case "$f" in *.slow.test.ts | test/e2e/*) ;; *) in_lane $lane "$f" && queue+=("$lane $f") ;; esac; done
+done
+
 WORK=$(mktemp -d)
 # A throwaway PostgreSQL for the tests of the PostgreSQL store, stopped and removed at the end
 # however the run ends.
@@ -20,28 +59,6 @@ SVC_TEST_DATABASE_URL=$(cat "$PG_DIR/url")
 export SVC_TEST_DATABASE_URL
 # The migrated database every app of the PostgreSQL lane is cloned from.
 "$BUN" run scripts/pg-test-template.ts || exit 1
-
-# Lane one: every file on SQLite, the default store (and the PostgreSQL store's own tests).
-# Lane two: the files that build the service with makeTestApp, or start a server with
-# serverStoreEnv (directly or through a helper that does), again, each app or server on a
-# PostgreSQL database of its own (test/helpers/test-store.ts). The slow tier stays on SQLite.
-app_helpers=$(grep -rlE 'makeTestApp|serverStoreEnv' test --include='*.ts' | grep -v '\.test\.ts$' | grep -v -e 'helpers/app.ts' -e 'helpers/test-store.ts')
-pattern='makeTestApp|serverStoreEnv'
-for helper in $app_helpers; do pattern="$pattern|$(basename "${helper%.ts}")\""; done
-postgres_files=$(grep -rlE "$pattern" test --include='*.test.ts' | grep -v '\.slow\.test\.ts$' | sort)
-regular_files=$(find test -name '*.test.ts' -not -name '*.slow.test.ts' | sort)
-queue=()
-if [ "${1:-}" != "--fast" ]; then
-  for f in $(find test -name '*.slow.test.ts' | sort); do queue+=("sqlite $f"); done
-fi
-for lane in sqlite postgres; do
-  if [ "$lane" = sqlite ]; then files=$regular_files; else files=$postgres_files; fi
-  for f in $files; do case "$f" in test/e2e/*) queue+=("$lane $f") ;; esac; done
-done
-for lane in sqlite postgres; do
-  if [ "$lane" = sqlite ]; then files=$regular_files; else files=$postgres_files; fi
-  for f in $files; do case "$f" in test/e2e/*) ;; *) queue+=("$lane $f") ;; esac; done
-done
 
 # run_file N LANE FILE: one file in a Bun process of its own, its output kept in $WORK/N.out and its
 # exit status and seconds in $WORK/N.done; LANE is the store makeTestApp builds on.

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The walls of the house (../shared/DESIGN.md, "Rules of the house"), read from the imports of
 // src/: agents and 1C's statement login have no path to money, the shared layers import no
 // feature (the codecs nothing of ours), the banks know nothing of HTTP or agents, and no

@@ -1,3 +1,4 @@
+// lanes: sqlite
 import { describe, expect, test } from "bun:test";
 import { dateInZone } from "../src/core/clock";
 

@@ -1,3 +1,4 @@
+// lanes: sqlite
 import { describe, expect, test } from "bun:test";
 import { availableParallelism } from "node:os";
 import { ConfigError, loadConfig } from "../src/config";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Every amount svc takes from outside is a safe integer of kopecks or a 400 validation_error that
 // names the field (docs/security.md, "Money inputs"): the admin API's and `svc admin`'s sandbox
 // opening balance, the agent tools' amount filters, the amounts of payment files and of imported

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Text that storage would change is refused, never merged (docs/security.md, "Decided and left as
 // they are"): UTF-8 cannot hold a lone surrogate, so "\ud800", "\ud801" and "\udc00" would all be
 // stored as U+FFFD and three idempotency keys would name one statement. Every external_id (orders,

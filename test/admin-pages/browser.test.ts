@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The admin pages in a real browser: Debian's Chromium driven by playwright-core against the real
 // server (`svc serve` on a free port). `make test` installs Chromium first (scripts/ensure-chromium.sh).
 // When Chromium is missing or cannot start, this file fails with the reason; it never skips.

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // The admin web pages through app.handle(): sign-in, session cookie, CSRF, CSP, the one-time
 // token page, the read-only rule for agent tokens, the audit log with its chart, and escaping.
 import { describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import type { AuditEntry } from "../../src/audit/audit-log";

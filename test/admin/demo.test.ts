@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 import { describe, expect, spyOn, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";

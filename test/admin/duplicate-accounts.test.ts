@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // An account number with its BIK is one account: a second one is 409 conflict (admin API, CLI,
 // admin pages), and a database that already holds one twice makes svc refuse to start, naming
 // them, before any migration is applied.

@@ -1,3 +1,4 @@
+// lanes: sqlite
 import { describe, expect, test } from "bun:test";
 import { AuditBatcher } from "../../src/audit/audit-batcher";
 import { AuditLog } from "../../src/audit/audit-log";

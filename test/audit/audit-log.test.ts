@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 import { describe, expect, test } from "bun:test";
 import { auditArguments, auditField, MAX_AUDIT_FIELD_CHARS } from "../../src/audit/audit-log";
 import { makeTestApp } from "../helpers/app";

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // Audit queries, above all per token: a token's entries are found through the map of id blocks
 // that hold them (audit_token_blocks), not an index. Every filter combination and every page must
 // equal a plain filter over all entries, across many blocks.

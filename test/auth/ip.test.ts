@@ -1,3 +1,4 @@
+// lanes: sqlite
 import { describe, expect, test } from "bun:test";
 import { type IpRange, ipAllowed, ipInRange, normalizeIp, parseIp, parseIpRange } from "../../src/auth/ip";
 import { resolveClientIp } from "../../src/http/client-ip";

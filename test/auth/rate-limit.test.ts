@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 import { describe, expect, test } from "bun:test";
 import { json, makeTestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";

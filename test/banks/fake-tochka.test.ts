@@ -1,3 +1,4 @@
+// lanes: sqlite
 import { afterEach, describe, expect, test } from "bun:test";
 import {
   type FakeTochka,

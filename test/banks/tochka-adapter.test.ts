@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The Tochka adapter on its own (no svc around it), for what the HTTP-level tests cannot reach
 // cheaply: a bank that does not answer in time, Retry-After as a date, amounts that are not
 // kopecks, pages that never arrive, and the guard between the sandbox bearer and real logins.

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Tochka's OAuth login: the bank's consent flow from the admin API and the callback page, access
 // tokens renewed with rotating refresh tokens (committed before use, one renewal at a time, also
 // across processes), and what happens when a process dies in the middle of a renewal.

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Payments to Tochka: each document goes to the bank for signing (POST /payment/v1.0/for-sign);
 // the signing link is the operator's (admin pages) and never a client's; the item follows the
 // bank's status until paid, canceled or rejected. And the customer's accounts seen through a login.

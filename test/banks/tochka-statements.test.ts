@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Tochka statements and balances through svc's own API, against the fake bank whose every request
 // and answer is checked against the bank's OpenAPI document.
 import { describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Real responses against the schemas each route documents (routeDoc from the features' model.ts):
 // every body is checked with TypeBox for the status it came with, and must hold no field the
 // schema lacks. Errors are checked against the one envelope schema.

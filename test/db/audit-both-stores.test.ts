@@ -1,3 +1,4 @@
+// lanes: postgres
 // The audit log on both stores: the same entries in, the same pages out (newest first, per token
 // through the block map that a trigger keeps on either database, filters, beforeId), the hourly
 // agent-call counts and the export; the batcher commits a turn's entries together on PostgreSQL.
@@ -12,7 +13,7 @@ import { migrate, openDatabase } from "../../src/db/open";
 import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
-import { migratedDatabase } from "../helpers/postgres";
+import { migratedDatabase } from "../helpers/pg";
 
 const sqlite = openDatabase(":memory:");
 migrate(sqlite.db);

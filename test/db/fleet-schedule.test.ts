@@ -1,3 +1,4 @@
+// lanes: postgres
 // Jobs once per interval for the whole fleet: of several replicas asking at once one wins the
 // interval, on both stores; through the session sweeper on PostgreSQL two replicas' timers sweep
 // once per interval between them.
@@ -7,8 +8,7 @@ import { createLogger } from "../../src/core/logger";
 import { FleetSchedule } from "../../src/db/fleet-schedule";
 import type { SessionManager } from "../../src/mcp/sessions";
 import { SessionSweeper } from "../../src/mcp/sessions";
-import { twoStores } from "../helpers/both-stores";
-import { until } from "../helpers/postgres";
+import { twoStores, until } from "../helpers/pg";
 
 const { ports, pgPort } = twoStores();
 const logger = createLogger("error");

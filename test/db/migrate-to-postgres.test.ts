@@ -1,3 +1,4 @@
+// lanes: postgres
 // `svc admin migrate-to-postgres`: a SQLite installation with data in every table, copied into an
 // empty PostgreSQL database by the command itself, compared value for value; refusals (a running
 // server, a target that holds data, no target) and all-or-nothing.
@@ -13,7 +14,7 @@ import * as pgSchema from "../../src/db/pg/schema";
 import * as sqliteSchema from "../../src/db/schema";
 import { acquireServeLock } from "../../src/db/sqlite/serve-lock";
 import { makeTestApp } from "../helpers/app";
-import { connect, freshDatabase } from "../helpers/postgres";
+import { connect, freshDatabase } from "../helpers/pg";
 import { svcAdminRun, tempDir } from "../helpers/server";
 import { readyStatement } from "../statements/export-support";
 

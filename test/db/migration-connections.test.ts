@@ -1,3 +1,4 @@
+// lanes: sqlite
 // Migrations 0010–0011: a login stored on an account (before bank connections existed) moves to a
 // connection of its own, sealed bytes unchanged, and the account reaches it from there.
 import { expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: postgres
 // PaymentRepository on both stores: an import with its items and audit entry, a submission
 // claimed once per (token, external id), the bank's answers, status checks, a final word settled
 // once, the first stored answer kept; on PostgreSQL two replicas submitting the same payment at
@@ -7,7 +8,7 @@ import { AuditLog } from "../../src/audit/audit-log";
 import { toPostgresNamed } from "../../src/db/pg/port";
 import type { SqlPort } from "../../src/db/sql-port";
 import { type NewItem, PaymentRepository } from "../../src/payments/repository";
-import { twoStores } from "../helpers/both-stores";
+import { twoStores } from "../helpers/pg";
 
 const { ports, pgPort } = twoStores();
 

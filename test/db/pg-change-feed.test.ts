@@ -1,3 +1,4 @@
+// lanes: postgres
 // Row caches across replicas on PostgreSQL: a change committed by one replica empties that table's
 // cache on the others (NOTIFY from the migration's triggers, counted by each client's listener);
 // other tables' caches stay; a token's last use announces nothing; while the listener is down
@@ -8,7 +9,7 @@ import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
 import { TokenRepository } from "../../src/db/repos/tokens";
-import { connect, migratedDatabase, until } from "../helpers/postgres";
+import { connect, migratedDatabase, until } from "../helpers/pg";
 import { accountRow, tokenRow } from "../helpers/rows";
 
 let url = "";

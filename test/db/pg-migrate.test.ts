@@ -1,3 +1,4 @@
+// lanes: postgres
 // `svc migrate` on PostgreSQL (SVC_DATABASE_URL): the migrations embedded in the build, applied
 // once however many replicas start together, all or nothing, refusing a database another build
 // migrated; unreachable servers and refusals named without the password.
@@ -8,7 +9,7 @@ import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import { embeddedPgMigrations, migratePostgres, type PgMigration } from "../../src/db/pg/migrate";
 import * as pgSchema from "../../src/db/pg/schema";
-import { connect, freshDatabase } from "../helpers/postgres";
+import { connect, freshDatabase } from "../helpers/pg";
 import { BUN, ROOT, tempDir } from "../helpers/server";
 
 const EMBEDDED = embeddedPgMigrations();

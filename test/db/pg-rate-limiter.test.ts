@@ -1,49 +1,33 @@
+// lanes: postgres
 // The rate limiter shared through PostgreSQL (src/db/pg/rate-limiter.ts) against the in-process one:
 // the same decisions for the same hits (one behaviour, run against both), the same statuses and
 // headers through the token guard, exact counts from three separate processes on one database
 // (three limiters, then three HTTP servers), old windows swept, and an unreachable database failing
 // each hit in bounded time as 503.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { drizzle } from "drizzle-orm/postgres-js";
-import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres, { type Sql } from "postgres";
 import { InMemoryRateLimiter } from "../../src/auth/rate-limiter";
 import { type Clock, ManualClock } from "../../src/core/clock";
 import type { RateLimiter } from "../../src/core/rate-window";
 import { PostgresRateLimiter } from "../../src/db/pg/rate-limiter";
-import { json, makeTestApp, type TestApp } from "../helpers/app";
+import { BASE, json, makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
+import { connect, migratedDatabase } from "../helpers/pg";
 import { ROOT, tempDir } from "../helpers/server";
-
-const SERVER_URL = process.env.SVC_TEST_DATABASE_URL;
-// `make test` always sets it; a run of this file alone without a server says so instead of passing.
-if (!SERVER_URL) throw new Error("SVC_TEST_DATABASE_URL: run through make test (or scripts/pg-test.sh)");
 
 const START = "2026-11-20T09:00:10.500Z";
 const NEXT_MINUTE = "2026-11-20T09:01:00.000Z";
 const unix = (iso: string) => Date.parse(iso) / 1000;
 
-// A database of this file's own, built by the PostgreSQL migrations (the limiter's table included).
-const databaseName = `svc_rl_${crypto.randomUUID().replaceAll("-", "")}`;
-const databaseUrl = (() => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${databaseName}`;
-  return url.toString();
-})();
-const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+// A database of this file's own, built by the PostgreSQL migrations (the limiter's table included),
+// dropped when the file ends (test/helpers/pg.ts).
+let databaseUrl = "";
 let sql: Sql;
 
 beforeAll(async () => {
-  await admin.unsafe(`CREATE DATABASE ${databaseName}`);
-  sql = postgres(databaseUrl, { max: 8, onnotice: () => {} });
-  await migrate(drizzle(sql), { migrationsFolder: join(ROOT, "migrations-pg") });
-});
-
-afterAll(async () => {
-  await sql?.end({ timeout: 5 });
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-  await admin.end({ timeout: 5 });
+  databaseUrl = await migratedDatabase();
+  sql = connect(databaseUrl, 8);
 });
 
 const uniqueKey = () => `token-${crypto.randomUUID()}`;
@@ -198,10 +182,11 @@ describe("through the token guard", () => {
         purpose: "integration",
         send: true,
         status: 400,
-        // A multipart form without its file: refused by the upload after the limiter.
+        // A multipart form without its file: past the limiter, the upload refuses it (400); a body
+        // that is not multipart at all would be refused before the token (415).
         call: (token: string) =>
           t.app.handle(
-            new Request("http://localhost/api/v1/integration/payments/imports", {
+            new Request(`${BASE}/api/v1/integration/payments/imports`, {
               method: "POST",
               headers: { authorization: `Bearer ${token}` },
               body: new FormData(),

@@ -1,3 +1,4 @@
+// lanes: postgres
 // The search index's words computed by svc (src/db/pg/search-vector.ts) equal what PostgreSQL's
 // own svc_search_vector gives (migrations-pg 0004), character by character over every covered
 // range and on random text; operations stored through the repository carry them, and a row
@@ -10,8 +11,7 @@ import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
 import type { SqlPort } from "../../src/db/sql-port";
 import { StatementRepository } from "../../src/statements/repository";
-import { UNCACHED } from "../helpers/both-stores";
-import { migratedDatabase } from "../helpers/postgres";
+import { migratedDatabase, UNCACHED } from "../helpers/pg";
 import { accountRow, companyRow, statementOperation } from "../helpers/rows";
 
 type Columns = [string | null, string | null, string | null, string | null];

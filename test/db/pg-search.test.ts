@@ -1,3 +1,4 @@
+// lanes: postgres
 // search_operations on PostgreSQL (src/db/pg/operations-search.ts, through the synchronous port the
 // service reads with) against the SQLite read model and a plain filter written here: the same
 // operations in both stores, the same queries, the same pages, with the module's plan sizes and
@@ -24,8 +25,7 @@ import { SearchBudgetExceeded } from "../../src/db/search-limits";
 import { type SqlArray, type SqlPort, type SqlValue, sqlitePort } from "../../src/db/sql-port";
 import type { StatementOperation } from "../../src/formats/types";
 import { McpReadModel } from "../../src/mcp/read-model";
-import { PG_MIGRATIONS } from "../helpers/pg";
-import { connect, freshDatabase, migratedDatabase } from "../helpers/postgres";
+import { connect, freshDatabase, migratedDatabase, PG_MIGRATIONS } from "../helpers/pg";
 import { tempDir } from "../helpers/server";
 
 const ACCOUNTS = ["acc-a", "acc-b"];

@@ -1,3 +1,4 @@
+// lanes: postgres
 // Agent sessions on PostgreSQL, two replicas on one database: a session made on one is valid on
 // the other, an extension made on one counts on the other, and DELETE on one ends it on both from
 // their next request; the sweeper deletes only what expired. The same calls on SQLite agree.
@@ -14,7 +15,7 @@ import type { CacheChanges } from "../../src/db/row-cache";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
 import { ExternalChanges } from "../../src/db/sqlite/external-changes";
 import { SessionManager, SqlSessionStore } from "../../src/mcp/sessions";
-import { migratedDatabase, until } from "../helpers/postgres";
+import { migratedDatabase, until } from "../helpers/pg";
 import { companyRow, tokenRow } from "../helpers/rows";
 
 const clock = new ManualClock("2026-11-20T09:00:00Z");

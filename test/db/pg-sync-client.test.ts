@@ -1,3 +1,4 @@
+// lanes: postgres
 // PgSyncClient: PostgreSQL behind svc's synchronous stores. Values come back as bun:sqlite gives
 // them; errors keep their SQLSTATE; transactions commit or roll back; a serializable conflict
 // between two replicas' transactions is reported, not lost; a server that is slow, gone or silent
@@ -5,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { PgQueryError, PgSyncClient, PgUnavailable } from "../../src/db/pg/sync-client";
-import { freshDatabase } from "../helpers/postgres";
+import { freshDatabase } from "../helpers/pg";
 import { BUN } from "../helpers/server";
 
 let url = "";

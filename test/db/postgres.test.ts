@@ -1,3 +1,4 @@
+// lanes: postgres
 // The throwaway PostgreSQL that `make test` starts (scripts/pg-test.sh), reached the way the
 // PostgreSQL store will reach it: postgres.js through drizzle-orm's postgres-js driver, on Bun.
 // Checks what the store will lean on: queries with parameters, exact 64-bit integers, a byte-order

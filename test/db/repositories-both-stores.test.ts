@@ -1,8 +1,8 @@
+// lanes: postgres
 // Repositories in portable SQL: the same calls give the same rows on SQLite and on PostgreSQL
 // (through PgSyncClient), writes included, and a transaction that fails leaves nothing in either.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { migrate, openDatabase } from "../../src/db/open";
-import { migratePostgres } from "../../src/db/pg/migrate";
 import { postgresPort, toPostgresPlaceholders } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
@@ -10,7 +10,7 @@ import { type ApiTokenRow, TokenRepository } from "../../src/db/repos/tokens";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
 import { ExternalChanges } from "../../src/db/sqlite/external-changes";
 import { OAuthRepository } from "../../src/oauth/repository";
-import { connect, freshDatabase } from "../helpers/postgres";
+import { migratedDatabase } from "../helpers/pg";
 import { tokenRow } from "../helpers/rows";
 
 const sqlite = openDatabase(":memory:");
@@ -78,8 +78,7 @@ function seed(store: Store) {
 }
 
 beforeAll(async () => {
-  const url = await freshDatabase();
-  await migratePostgres(connect(url), url);
+  const url = await migratedDatabase();
   pgClient = new PgSyncClient(url, { timeoutMs: 10_000 });
   const sqliteChanges = new ExternalChanges(sqlite.sqlite);
   // PostgreSQL rows are read from the database every time here (its change feed is not this file's subject).

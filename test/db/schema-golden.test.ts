@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The migrated database's schema, tables, indexes, FTS virtual and shadow tables and triggers
 // included, must equal the committed golden dump. After adding a migration, regenerate it with
 //   UPDATE_GOLDEN=1 node_modules/.bin/bun test test/db/schema-golden.test.ts

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // One `svc serve` per SQLite file: the lock beside the database is refused to a second holder and
 // released by the operating system when its holder dies, even by kill -9.
 import { expect, test } from "bun:test";

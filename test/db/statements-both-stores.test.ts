@@ -1,3 +1,4 @@
+// lanes: postgres
 // StatementRepository on both stores: orders (idempotent per token and external id), operations
 // shared between overlapping statements, the lifecycle, balances (never older), the poller's due
 // list and paging give the same rows; on PostgreSQL two replicas ordering the same statement at
@@ -6,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import type { SqlPort } from "../../src/db/sql-port";
 import type { DocType } from "../../src/formats/types";
 import { type NewStatement, StatementRepository } from "../../src/statements/repository";
-import { twoStores, UNCACHED } from "../helpers/both-stores";
+import { twoStores, UNCACHED } from "../helpers/pg";
 import { statementOperation } from "../helpers/rows";
 
 const { ports, pgPort } = twoStores();

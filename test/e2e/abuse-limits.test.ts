@@ -1,3 +1,4 @@
+// lanes: sqlite
 // Floods without a token against a real `svc serve` on 127.0.0.1 (decisions §20): what the
 // server stores and how much memory it takes stay bounded, whatever an address sends. Outcomes
 // only (statuses, rows, file sizes, resident memory), in bounded loops; never times.

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // `svc admin backup` while a real server is under agent and order load: the copy is a consistent
 // database, `svc admin verify` accepts it, and a server started on it has every order and every
 // agent call's audit row that had been acknowledged before the backup began.

@@ -1,3 +1,4 @@
+// lanes: postgres
 // The compiled `svc` from a directory that holds no source tree: migrations (both dialects), the checkpoint worker
 // and the export worker are embedded, the server starts, orders a statement and exports it (large
 // enough to be rendered by export threads).
@@ -5,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { embeddedPgMigrations } from "../../src/db/pg/migrate";
-import { freshDatabase } from "../helpers/postgres";
+import { freshDatabase } from "../helpers/pg";
 import {
   ROOT,
   type RunningProcess,

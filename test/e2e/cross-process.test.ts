@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The server keeps tokens, grants and statement rows in memory; `svc admin` works on the same
 // database file from another process. What it commits counts from the server's next request on,
 // with the row cache on and off (SVC_ROW_CACHE).

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // A large statement import against the real server (decisions §11, issue: one integration client
 // stalled everyone through import): the file is parsed and stored off the server's thread, so
 // /healthz and an unrelated poll keep answering while it is stored; the same file again under the
@@ -6,8 +7,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
+import { serverStoreEnv } from "../helpers/pg";
 import { type RunningProcess, seedFileAccount, startServe, tempDir } from "../helpers/server";
-import { serverStoreEnv } from "../helpers/test-store";
 import { bankFile } from "../statements/import-support";
 
 const running: RunningProcess[] = [];

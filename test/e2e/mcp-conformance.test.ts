@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // The official MCP conformance suite (server mode) against the real server. The suite cannot
 // send an Authorization header, so a small local proxy in front of the server adds one.
 // The scenarios that apply to a tools-only, token-protected server must pass.
@@ -9,7 +10,7 @@ import { loadConfig } from "../../src/config";
 import { silentLogger } from "../../src/core/logger";
 import { withAccountKey } from "../../src/formats/validators";
 import { type RunningServer, startServer } from "../../src/main";
-import { serverStoreEnv } from "../helpers/test-store";
+import { serverStoreEnv } from "../helpers/pg";
 
 const CLI = join(import.meta.dir, "../../node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const BUN = join(import.meta.dir, "../../node_modules/.bin/bun");

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // An agent host signing in to the real server's /mcp with the official SDK v2 client's OAuth:
 // through dynamic registration and through a client metadata document (served over HTTPS), the
 // operator's consent given through the admin API, then every tool; and step-up when the first
@@ -23,7 +24,7 @@ import { withAccountKey } from "../../src/formats/validators";
 import { type RunningServer, startServer } from "../../src/main";
 import { TOOL_NAMES } from "../helpers/agent-server";
 import { ADMIN_TOKEN } from "../helpers/app";
-import { serverStoreEnv } from "../helpers/test-store";
+import { serverStoreEnv } from "../helpers/pg";
 import { selfSignedCertificate } from "../helpers/tls";
 
 const REDIRECT = "http://127.0.0.1:53682/callback";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // The official MCP SDK v2 client against the real server, in each of its ways of choosing the
 // protocol revision: legacy (initialize and a session, 2025-11-25), auto (it asks server/discover
 // and goes stateless) and pinned to 2026-07-28. Each lists the six tools, calls every one, and

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // The official MCP SDK client against the real server (a listening socket, a temp database file):
 // connect over Streamable HTTP, list exactly six read-only tools, call each one.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The stdio relay from source against the real server: the official SDK client over stdio,
 // six read-only tools, calls, environment errors, and a stopped server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

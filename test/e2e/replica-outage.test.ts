@@ -1,3 +1,4 @@
+// lanes: postgres
 // A replica whose PostgreSQL goes away: requests are answered 503 service_unavailable after at
 // most the statement timeout (no hang, no 500, no agent answer without its audit row), and the
 // replica serves again on its own once the server is back. The database server is this file's own.

@@ -1,3 +1,4 @@
+// lanes: postgres
 // Three real `svc serve` processes on one PostgreSQL database, as replicas behind a load balancer
 // would run: they migrate it together, and share rate limits, revocations, agent sessions, orders,
 // the statements' bank requests and the payment submissions.
@@ -6,7 +7,7 @@ import { join } from "node:path";
 import { embeddedPgMigrations } from "../../src/db/pg/migrate";
 import { withAccountKey } from "../../src/formats/validators";
 import { requests, type TestApp } from "../helpers/app";
-import { connect, freshDatabase } from "../helpers/postgres";
+import { connect, freshDatabase } from "../helpers/pg";
 import { type RunningProcess, removeTempDirs, seedToken, startServe, tempDir } from "../helpers/server";
 import { approvedCallback, exchangeCode, form, mcpCall, PUBLIC, pkce, register } from "../oauth/support";
 import { paymentFile } from "../payments/support";

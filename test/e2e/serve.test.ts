@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The real `svc` command: a server on a free port, signals, migrations, demo data and the admin CLI.
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The real server, end to end: order, poll, ready within two poll intervals, exports; and the
 // outbox surviving kill -9.
 import { afterEach, describe, expect, test } from "bun:test";

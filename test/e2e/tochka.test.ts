@@ -1,3 +1,4 @@
+// lanes: sqlite
 // End to end with the real `svc serve` and `svc admin` processes, a live-environment Tochka account
 // pointed at the fake bank (SVC_TOCHKA_API_URL): account discovery from the command line, a
 // statement ordered, polled and downloaded in all three formats (operation for operation what the

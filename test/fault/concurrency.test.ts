@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // 200 requests at once against a token limited to 100 per minute: exactly 100 pass, the others
 // are 429 rate_limited with Retry-After. In-process (REST and the agent endpoint) and once
 // against the real server over HTTP.

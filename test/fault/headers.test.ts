@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Random Authorization and X-Request-Id headers on every kind of route: the token checks answer
 // 401/403/429 envelopes, never a 5xx; a client request id is echoed only when it is at most 128
 // printable ASCII characters, otherwise a fresh UUID is sent back.

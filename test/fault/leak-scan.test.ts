@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Leak scan: a sentinel inside a bank account's credentials and every raw token of the run (and
 // its SHA-256) must appear in no response body or header and no log line, after a tour of every
 // route and every tool. The one exception is the creation response that returns a raw token.

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Hostile input on the agent endpoint: random JSON-RPC-ish objects, random methods and params,
 // random tools/call arguments for each of the six tools, random session and protocol headers,
 // broken bodies. Always a JSON-RPC answer (or 202 / 204 / an HTTP envelope), never a 5xx other

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Random query strings and path ids on the GET routes: export format/version, list filters,
 // admin lists, audit-log filters. Never a 5xx, always the envelope on errors, X-Request-Id always.
 import { beforeAll, describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Hostile bodies on every JSON POST/PATCH route of the integration and admin APIs: whatever a
 // client sends, the answer is never a 5xx, always the error envelope (or a normal success), always
 // with X-Request-Id, and no body can pollute Object.prototype.

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The database stops taking writes while the service runs (read-only disk, full disk). Writes
 // answer clean 5xx envelopes (REST 500 internal_error; the agent endpoint 503 or a JSON-RPC
 // error, never data it could not audit), nothing crashes, /healthz keeps answering, nothing is

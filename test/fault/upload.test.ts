@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Hostile multipart uploads on POST /api/v1/integration/payments/imports: random parts, random
 // bytes, broken boundaries, cut bodies, mangled 1C files. Never a 5xx; a 201 always stores a
 // whole import, an error stores nothing.

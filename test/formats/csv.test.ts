@@ -1,3 +1,4 @@
+// lanes: sqlite
 import { describe, expect, test } from "bun:test";
 import { parse } from "csv-parse/sync";
 import { CSV_COLUMNS, csvHeader, csvLinesFromStored, csvRecord, csvRows } from "../../src/formats/csv";

@@ -1,3 +1,4 @@
+// lanes: sqlite
 import { describe, expect, test } from "bun:test";
 import { generateStatement } from "../../src/banks/sandbox/generator";
 import { encodeCp1251, OneCDocumentEncoder, oneCStatementDocument } from "../../src/formats/onec";

@@ -8,7 +8,7 @@ import { silentLogger } from "../../src/core/logger";
 import { withAccountKey } from "../../src/formats/validators";
 import { type RunningServer, startServer } from "../../src/main";
 import { TOOL_NAMES as TOOLS_IN_ORDER } from "../mcp/helpers";
-import { serverStoreEnv } from "./test-store";
+import { serverStoreEnv } from "./pg";
 
 /** The six read-only tools, sorted by name. */
 export const TOOL_NAMES = [...TOOLS_IN_ORDER].sort();

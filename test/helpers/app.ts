@@ -11,7 +11,7 @@ import { migrate, openDatabase } from "../../src/db/open";
 import type { SqlStatement, SqlValue } from "../../src/db/sql-port";
 import type { Store } from "../../src/db/store";
 import { withAccountKey } from "../../src/formats/validators";
-import { cloneTemplate, onPostgres, postgresTestStore } from "./test-store";
+import { cloneTemplate, onPostgres, postgresTestStore } from "./pg";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghijkl";
 export const BASE = "http://localhost";

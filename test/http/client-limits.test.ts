@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Limits per client address (decisions §20): the routes that need no token, and bearers that are
 // refused (unknown tokens, a wrong admin or metrics bearer). The right bearer is never refused.
 import { describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The HTTP core on its own: a new route with a new kind of body is a declaration, never an edit
 // of the core, and the core names no feature's path.
 import { describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { ADMIN_TOKEN, BASE, json, makeTestApp, type TestApp } from "../helpers/app";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // A database that does not answer in time (StoreUnavailable: PostgreSQL's statement timeout or a
 // lost server) past the token checks: 503 service_unavailable with Retry-After, on REST and on the
 // agent endpoint alike, the cause logged; never 500 nor a JSON-RPC internal error.

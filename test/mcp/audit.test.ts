@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Every agent request is audited before any data goes out; a failing audit write means no data.
 import { describe, expect, test } from "bun:test";
 import { makeTestApp } from "../helpers/app";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // The agent endpoint at the protocol level: every JSON-RPC error code and every HTTP status.
 import { describe, expect, test } from "bun:test";
 import { makeTestApp } from "../helpers/app";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // The 2026-07-28 revision on the agent endpoint, at the protocol level: no session, `_meta` and
 // routing headers checked in the revision's order with its codes and HTTP statuses, server/discover,
 // results with resultType, server info and caching hints; session requests stay as they were.

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Read-only by construction: six tools, all annotated read-only, and the tools' database handle
 // refuses writes. No tool result ever carries a 20-digit number.
 import { afterAll, describe, expect, test } from "bun:test";

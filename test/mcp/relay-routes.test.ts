@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // The relay's REST paths: same tools, same access rules, same audit (transport "stdio").
 import { describe, expect, test } from "bun:test";
 import { makeTestApp, type TestApp } from "../helpers/app";

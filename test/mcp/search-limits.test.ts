@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // What one search_operations may cost (docs/security.md, "Search"): words shorter than two letters
 // or digits are left out, at most 8 words, every text query stays within the token's account, and a
 // search over its budget is a tool-level validation_error, never a 500 or a partial page. Through
@@ -9,7 +10,7 @@ import type { StatementOperation } from "../../src/formats/types";
 import { McpReadModel } from "../../src/mcp/read-model";
 import { StatementRepository } from "../../src/statements/repository";
 import { makeTestApp, type TestApp } from "../helpers/app";
-import { UNCACHED } from "../helpers/both-stores";
+import { UNCACHED } from "../helpers/pg";
 import { statementOperation } from "../helpers/rows";
 import { callTool, initSession, type ToolResultBody } from "./helpers";
 

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // The text search answers through one of two query plans (check the first candidates one by one,
 // or list every match); whichever is used, the pages must equal a plain filter over all rows.
 import { describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Session rules: TTL from config on the injected clock, extension (cheap), token binding,
 // DELETE, the sweeper, and fail-closed 503 when the store is unreachable.
 import { describe, expect, test } from "bun:test";

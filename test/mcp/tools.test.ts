@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // The six tools from an agent's point of view: shapes, limits, paging, search, access.
 import { describe, expect, test } from "bun:test";
 import { searchWords } from "../../src/db/operation-filter";

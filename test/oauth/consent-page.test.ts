@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // The operator's side of an agent host's sign-in, in the admin pages: the consent page (reached
 // through sign-in when needed), approve and deny, and the list of connected apps with revoke.
 import { describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Abuse limits of the authorization server: every length a client has svc store is capped, every
 // error before the operator's consent is a page (never a redirect), expired and unused rows are
 // swept, the operator's lists come in pages, a wrong verifier spends its code, refresh tokens end,

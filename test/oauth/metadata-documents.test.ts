@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Client metadata documents fetched for strangers: their redirect URIs pass the same check as a
 // registration's; a trickling body ends as a refusal page, not a 500; the host is resolved once and
 // the fetch goes to the address that was checked; fetches at once are capped and failures are

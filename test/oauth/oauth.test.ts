@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // svc as the authorization server and resource server of /mcp: metadata, the 401/403 challenges,
 // registration, the code flow with PKCE and the operator's consent, tokens bound to /mcp, rotating
 // refresh tokens, revocation, and each abuse refused.

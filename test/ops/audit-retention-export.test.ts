@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Audit retention (SVC_AUDIT_RETENTION_DAYS) and the audit log as a file: `svc admin audit
 // export` and the admin page's download.
 import { describe, expect, test } from "bun:test";

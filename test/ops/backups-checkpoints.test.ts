@@ -1,3 +1,4 @@
+// lanes: sqlite
 // Scheduled backups (SVC_BACKUP_DIR, _INTERVAL_MINUTES, _KEEP) and SVC_CHECKPOINTS=external.
 import { afterEach, describe, expect, test } from "bun:test";
 import { readdirSync, statSync } from "node:fs";

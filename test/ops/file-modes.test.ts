@@ -1,3 +1,4 @@
+// lanes: sqlite
 // Files svc writes are the owner's only (decisions §20; docs/security.md, "Files on disk"): the
 // database with its -wal and -shm, the serve lock, backups (`svc admin backup` and scheduled ones)
 // and the key files are 0600, and folders svc makes for them 0700, under a real `svc serve`.

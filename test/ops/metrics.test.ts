@@ -1,11 +1,12 @@
+// lanes: sqlite postgres
 // GET /metrics and GET /readyz through HTTP, parsed with a Prometheus text-format parser.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
+import { onPostgres } from "../helpers/pg";
 import { parsePrometheus, sampleValue } from "../helpers/prometheus";
 import { ROOT } from "../helpers/server";
-import { onPostgres } from "../helpers/test-store";
 import { callTool, initSession } from "../mcp/helpers";
 
 const METRICS_TOKEN = "metrics-scrape-token-0123";

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // GET /readyz never waits for SQLite's write lock (docs/security.md, "Readiness"): while another
 // connection to the file holds it (an `svc admin` command, a script), each probe is answered at
 // once from a lock-free attempt; a lock held past WRITE_LOCK_HELD_TOO_LONG_MS (by the injected

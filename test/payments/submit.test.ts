@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Submitting imports and items: results, idempotent repeats (one bank call), 409 on another
 // payload, rejections by sandbox_failing, and recovery of a submission cut off mid-way.
 import { describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // POST /api/v1/integration/payments/imports: the happy path (a generated file and a fixture as an
 // accounting system writes it), file validation, 422 with nothing stored, 413 while streaming.
 import { describe, expect, test } from "bun:test";
@@ -415,6 +416,25 @@ describe("upload: 10 MB limit", () => {
     const res = await upload(t, token, accountId, encodeCp1251(padded));
     expect(res.status).toBe(201);
   });
+});
+
+// The authentication matrix of the payment routes: test/http/auth-matrix.test.ts.
+test("a sandbox-only (test) token cannot pay from a live bank's account", async () => {
+  const t = makeTestApp();
+  const company = t.fixtures.company("ООО Живой", "7719617469");
+  t.services.banks.register({ ...t.services.banks.get("sandbox"), bank: "livebank" } as never);
+  const live = t.fixtures.account(company.company_id, "livebank");
+  const raw = t.fixtures.token(company.company_id, {
+    send: true,
+    mode: "test",
+    accounts: [{ bank_account_id: live.bank_account_id, allow_send_payments: true }],
+  }).token;
+  const number = t.services.accounts.findById(live.bank_account_id)!.accountNumber;
+  await expectError(
+    await upload(t, raw, live.bank_account_id, paymentFile(number)),
+    403,
+    "forbidden_account",
+  );
 });
 
 test("no response of this file carries a bank reference or signing URL", async () => {

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Formulas in the CSV export (decisions §20): a text cell that begins with =, +, -, @, TAB or CR
 // gets a leading ', so a spreadsheet shows it instead of running it; the amount stays a number.
 // Through HTTP, on whichever store the lane runs (SQLite, or PostgreSQL with SVC_TEST_STORE).

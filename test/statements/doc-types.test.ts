@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // The 1C header lists the document kinds of a statement's operations. They are kept on the
 // statement when it becomes ready (reading every operation at each export cost about 100 ms for
 // 155,000); statements made ready before they were kept are read from their operations.

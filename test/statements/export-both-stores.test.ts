@@ -1,3 +1,4 @@
+// lanes: postgres
 // Statement downloads on both stores: the same ready statement gives the same bytes in every
 // format, read by ExportQueries on SQLite (json built in SQL, 1C documents laid out in SQL) and by
 // PostgresExportQueries on PostgreSQL (json from operationJson, every 1C document by the field
@@ -10,7 +11,7 @@ import { PostgresExportQueries } from "../../src/statements/export/pg-queries";
 import { ExportQueries, type ExportReads } from "../../src/statements/export/queries";
 import type { StatementRow } from "../../src/statements/queries";
 import { StatementRepository } from "../../src/statements/repository";
-import { twoStores, UNCACHED } from "../helpers/both-stores";
+import { twoStores, UNCACHED } from "../helpers/pg";
 import { statementOperation } from "../helpers/rows";
 
 const { ports, sqlite: sqliteDb } = twoStores();

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // Large exports are rendered by worker threads (statements/export/threads.ts). What they send must
 // be exactly what the server's own thread sends, and a download that ends early, fails or outlives
 // the server must not leave a thread or an open read behind.

@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 import { describe, expect, test } from "bun:test";
 import { parse } from "csv-parse/sync";
 import { CSV_COLUMNS } from "../../src/formats/csv";

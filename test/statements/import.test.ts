@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // Statements from the bank's own 1C file: POST /api/v1/integration/statements/import (decisions
 // §11), as every export, agent tool and the admin pages then see them.
 import { describe, expect, spyOn, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The slow tier (*.slow.test.ts): run last by `make test` (CI included), skipped by `make test-fast`.
 // A 31-day statement of 5,000 operations a day, exported in all three formats.
 import { describe, expect, spyOn, test } from "bun:test";

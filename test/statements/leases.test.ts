@@ -1,3 +1,4 @@
+// lanes: sqlite postgres
 // A statement held by another poller (another replica's lease) is neither sent to the bank nor
 // polled here until the lease has passed; then this poller takes it, works, and lets it go.
 import { describe, expect, test } from "bun:test";

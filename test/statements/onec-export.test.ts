@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The 1C export reads its documents laid out by SQLite (statements/export/onec-sql.ts). Whatever is
 // stored, the file must hold exactly the bytes of the field writer (writeStatementDocumentFields),
 // which is the definition: line breaks, NUL, quotes and characters cp1251 lacks in any value,

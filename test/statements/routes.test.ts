@@ -1,6 +1,6 @@
+// lanes: sqlite postgres
 import { describe, expect, test } from "bun:test";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
-import { runAuthMatrix } from "../helpers/auth-matrix";
 import { expectError } from "../helpers/envelope";
 
 const PATH = "/api/v1/integration/statements";
@@ -304,67 +304,14 @@ describe("GET statements", () => {
   });
 });
 
-describe("auth matrix", () => {
+// The authentication matrix of these routes: test/http/auth-matrix.test.ts.
+describe("token modes", () => {
   const statementBody = (accountId: string, externalId = "m") => ({
     bank_account_id: accountId,
     external_id: externalId,
     date_from: "2026-11-01",
     date_to: "2026-11-02",
   });
-  let seq = 0;
-  const ownStatement = async (t: TestApp, accountId: string, token: string) => {
-    seq += 1;
-    const res = await order(t, token, statementBody(accountId, `prep-${seq}`));
-    return { resourceId: (await json(res)).statement_id as string };
-  };
-
-  test("POST /statements", async () => {
-    const t = makeTestApp();
-    await runAuthMatrix(t, {
-      method: "POST",
-      path: () => PATH,
-      body: (c) => statementBody(c.accountId),
-      purpose: "integration",
-      scope: "read_statements",
-      accountScoped: true,
-    });
-  });
-
-  test("GET /statements?bank_account_id=", async () => {
-    const t = makeTestApp();
-    await runAuthMatrix(t, {
-      method: "GET",
-      path: (c) => `${PATH}?bank_account_id=${c.accountId}`,
-      purpose: "integration",
-      scope: "read_statements",
-      accountScoped: true,
-    });
-  });
-
-  test("GET /statements/{id}", async () => {
-    const t = makeTestApp();
-    await runAuthMatrix(t, {
-      method: "GET",
-      path: (c) => `${PATH}/${c.resourceId ?? "00000000-0000-4000-8000-000000000000"}`,
-      purpose: "integration",
-      scope: "read_statements",
-      accountScoped: true,
-      prepare: (c, token) => ownStatement(t, c.accountId, token),
-    });
-  });
-
-  test("GET /statements/{id}/export", async () => {
-    const t = makeTestApp();
-    await runAuthMatrix(t, {
-      method: "GET",
-      path: (c) => `${PATH}/${c.resourceId ?? "00000000-0000-4000-8000-000000000000"}/export?format=json`,
-      purpose: "integration",
-      scope: "read_statements",
-      accountScoped: true,
-      prepare: (c, token) => ownStatement(t, c.accountId, token),
-    });
-  });
-
   test("a svc_test_ token reaches sandbox banks only", async () => {
     const t = makeTestApp();
     const company = t.fixtures.company();

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // Tokens, accounts, statement rows, agent sessions and balances are cached in memory; a change
 // made by another process (for example `svc admin token revoke` on the same database file) must
 // still count from the next request on. Every case runs with the row cache on and off

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // The WAL is copied back into the database file by a worker thread, not inside the server's
 // commits; if the worker cannot run, SQLite's own checkpoint-on-commit is back.
 import { describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// lanes: sqlite
 // Other connections' commits are noticed through the WAL-index header in the -shm file, a read of
 // shared memory; `PRAGMA data_version` is asked only when that header has moved.
 import { Database } from "bun:sqlite";
