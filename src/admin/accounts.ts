@@ -9,7 +9,7 @@ import type { BankAccountRecord, BankAccountRepository, CompanyRepository } from
 import type { BankConnectionRepository, ConnectionRecord, ConnectionStatus } from "../db/repos/connections";
 import { maskAccountNumber } from "../formats/mask";
 import { formatKopecks, kopecksToJsonNumber, rublesToKopecks } from "../formats/money";
-import type { AdminActor, AdminAudit } from "./audit";
+import type { AdminActor, AdminAreaDeps, AdminAudit } from "./audit";
 import type { BankAccountView, CreateBankAccountInput } from "./model";
 
 export const ALIAS_RE = /^[A-Za-z0-9_-]{1,32}$/;
@@ -20,8 +20,7 @@ const DEFAULT_SANDBOX_OPENING_BALANCE = 100_000_000; // 1 000 000.00 RUB in kope
  *  century of generated days stays far inside the safe integers (and exact as a JSON number). */
 const MAX_SANDBOX_OPENING_BALANCE = 100_000_000_000_000;
 
-export interface AdminAccountsDeps {
-  clock: Clock;
+export interface AdminAccountsDeps extends AdminAreaDeps {
   companies: CompanyRepository;
   accounts: BankAccountRepository;
   secretBox: SecretBox | null;
@@ -30,8 +29,6 @@ export interface AdminAccountsDeps {
   bankAdapter: (bank: string) => BankAdapter;
   connections: BankConnections;
   connectionRepo: BankConnectionRepository;
-  audit: AdminAudit;
-  atomically: <T>(fn: () => T) => T;
 }
 
 export class AdminAccounts {

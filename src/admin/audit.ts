@@ -11,6 +11,14 @@ export interface AdminActor {
   ip?: string | null;
 }
 
+/** What every admin area works with: the clock, the audit of its changes, and one transaction for
+ *  a change and its audit entry together. */
+export interface AdminAreaDeps {
+  clock: Clock;
+  audit: AdminAudit;
+  atomically: <T>(fn: () => T) => T;
+}
+
 export interface AdminAuditDeps {
   clock: Clock;
   audit: AuditLog;

@@ -9,14 +9,13 @@ import { ApiError, validationError } from "../core/errors";
 import type { BankAccountRecord, BankAccountRepository } from "../db/repos/accounts";
 import type { BankConnectionRepository } from "../db/repos/connections";
 import { type AdminAccounts, ALIAS_MESSAGE, ALIAS_RE, loginStatus } from "./accounts";
-import type { AdminActor, AdminAudit } from "./audit";
+import type { AdminActor, AdminAreaDeps, AdminAudit } from "./audit";
 import type { BankAccountView, DiscoveredAccountsView, ImportAccountsInput } from "./model";
 
 /** How long the bank's authorize page may take before its answer is refused. */
 const CONSENT_STATE_TTL_MS = 15 * 60_000;
 
-export interface BankLoginsDeps {
-  clock: Clock;
+export interface BankLoginsDeps extends AdminAreaDeps {
   accounts: BankAccountRepository;
   /** The admin's accounts: finding one and showing it. */
   adminAccounts: AdminAccounts;
@@ -28,8 +27,6 @@ export interface BankLoginsDeps {
   connectionRepo: BankConnectionRepository;
   /** The service's public address: where the bank sends the operator's browser back. */
   publicUrl: string;
-  audit: AdminAudit;
-  atomically: <T>(fn: () => T) => T;
 }
 
 export class BankLogins {

@@ -4,14 +4,11 @@ import { validationError } from "../core/errors";
 import { requireWellFormed } from "../core/text";
 import type { CompanyRepository, CompanyRow } from "../db/repos/accounts";
 import { isValidInn, isValidKpp } from "../formats/validators";
-import type { AdminActor, AdminAudit } from "./audit";
+import type { AdminActor, AdminAreaDeps, AdminAudit } from "./audit";
 import type { CompanyView, CreateCompanyInput } from "./model";
 
-export interface AdminCompaniesDeps {
-  clock: Clock;
+export interface AdminCompaniesDeps extends AdminAreaDeps {
   companies: CompanyRepository;
-  audit: AdminAudit;
-  atomically: <T>(fn: () => T) => T;
 }
 
 export class AdminCompanies {

@@ -8,18 +8,15 @@ import { ApiError, validationError } from "../core/errors";
 import { requireWellFormed } from "../core/text";
 import type { BankAccountRepository, CompanyRepository } from "../db/repos/accounts";
 import type { AccountGrant, ApiTokenRow, TokenRepository } from "../db/repos/tokens";
-import type { AdminActor, AdminAudit } from "./audit";
+import type { AdminActor, AdminAreaDeps, AdminAudit } from "./audit";
 import type { CreateTokenInput, PatchTokenInput, TokenGrantInput, TokenView } from "./model";
 
 const NO_PAYMENTS_FOR_AGENTS = "Токен агента (mcp) не может получить право на платежи";
 
-export interface AdminTokensDeps {
-  clock: Clock;
+export interface AdminTokensDeps extends AdminAreaDeps {
   companies: CompanyRepository;
   accounts: BankAccountRepository;
   tokens: TokenRepository;
-  audit: AdminAudit;
-  atomically: <T>(fn: () => T) => T;
 }
 
 export class AdminTokens {
