@@ -3,13 +3,13 @@ import { isSandboxBank } from "../auth/access-policy";
 import type { SecretBox } from "../auth/secret-box";
 import type { BankAdapter, BankEnvironment } from "../banks/adapter";
 import type { BankConnections } from "../banks/connections";
-import { type Clock, newId } from "../core/clock";
+import { newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import type { BankAccountRecord, BankAccountRepository, CompanyRepository } from "../db/repos/accounts";
 import type { BankConnectionRepository, ConnectionRecord, ConnectionStatus } from "../db/repos/connections";
 import { maskAccountNumber } from "../formats/mask";
 import { formatKopecks, kopecksToJsonNumber, rublesToKopecks } from "../formats/money";
-import type { AdminActor, AdminAreaDeps, AdminAudit } from "./audit";
+import type { AdminActor, AdminAreaDeps } from "./audit";
 import type { BankAccountView, CreateBankAccountInput } from "./model";
 
 export const ALIAS_RE = /^[A-Za-z0-9_-]{1,32}$/;

@@ -4,12 +4,12 @@ import { randomBytes } from "node:crypto";
 import { hashToken } from "../auth/tokens";
 import type { BankAccountRef, BankAdapter } from "../banks/adapter";
 import type { BankConnections } from "../banks/connections";
-import { type Clock, newId } from "../core/clock";
+import { newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import type { BankAccountRecord, BankAccountRepository } from "../db/repos/accounts";
 import type { BankConnectionRepository } from "../db/repos/connections";
 import { type AdminAccounts, ALIAS_MESSAGE, ALIAS_RE, loginStatus } from "./accounts";
-import type { AdminActor, AdminAreaDeps, AdminAudit } from "./audit";
+import type { AdminActor, AdminAreaDeps } from "./audit";
 import type { BankAccountView, DiscoveredAccountsView, ImportAccountsInput } from "./model";
 
 /** How long the bank's authorize page may take before its answer is refused. */

@@ -1,10 +1,10 @@
 // Companies: created (checked, audited) and listed.
-import { type Clock, newId } from "../core/clock";
+import { newId } from "../core/clock";
 import { validationError } from "../core/errors";
 import { requireWellFormed } from "../core/text";
 import type { CompanyRepository, CompanyRow } from "../db/repos/accounts";
 import { isValidInn, isValidKpp } from "../formats/validators";
-import type { AdminActor, AdminAreaDeps, AdminAudit } from "./audit";
+import type { AdminActor, AdminAreaDeps } from "./audit";
 import type { CompanyView, CreateCompanyInput } from "./model";
 
 export interface AdminCompaniesDeps extends AdminAreaDeps {

@@ -3,12 +3,12 @@
 import { DEFAULT_RATE_LIMIT } from "../auth/guard";
 import { parseIpRange } from "../auth/ip";
 import { generateToken, hashToken, type TokenPurpose, tokenDisplayPrefix } from "../auth/tokens";
-import { type Clock, newId } from "../core/clock";
+import { newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import { requireWellFormed } from "../core/text";
 import type { BankAccountRepository, CompanyRepository } from "../db/repos/accounts";
 import type { AccountGrant, ApiTokenRow, TokenRepository } from "../db/repos/tokens";
-import type { AdminActor, AdminAreaDeps, AdminAudit } from "./audit";
+import type { AdminActor, AdminAreaDeps } from "./audit";
 import type { CreateTokenInput, PatchTokenInput, TokenGrantInput, TokenView } from "./model";
 
 const NO_PAYMENTS_FOR_AGENTS = "Токен агента (mcp) не может получить право на платежи";
