@@ -3,17 +3,14 @@
 // need the write lock) wait at most one batch. Portable SQL on the stores' port.
 import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
-import { type FleetSchedule, fleetInterval } from "../db/fleet-schedule";
+import { betweenBatches, FleetJob, type FleetSchedule } from "../db/fleet-schedule";
 import type { SqlPort } from "../db/sql-port";
 
 const BATCH = 500;
 const HOUR_MS = 3_600_000;
 
-export class AuditRetention {
+export class AuditRetention extends FleetJob {
   readonly name = "audit-retention";
-  private timer: ReturnType<typeof setInterval> | null = null;
-  private running: Promise<number> | null = null;
-  private stopped = false;
   private readonly deleteBatch;
   private readonly dropBlocks;
 
@@ -21,11 +18,12 @@ export class AuditRetention {
     private readonly port: SqlPort,
     private readonly days: number,
     private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly intervalMs = HOUR_MS,
+    logger: Logger,
+    intervalMs = HOUR_MS,
     /** With several replicas, one deletes per interval. */
-    private readonly schedule: FleetSchedule | null = null,
+    schedule: FleetSchedule | null = null,
   ) {
+    super(logger, schedule, intervalMs, true);
     this.deleteBatch = port.prepare<unknown, [string, number]>(
       `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)`,
     );
@@ -36,40 +34,15 @@ export class AuditRetention {
     );
   }
 
-  start(): void {
-    this.stopped = false;
-    if (this.schedule === null || this.schedule.claim(this.name, this.intervalMs)) void this.runOnce();
-    this.timer = fleetInterval(this.schedule, this.name, this.intervalMs, () => void this.runOnce());
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
   /** Deletes every entry older than the retention; resolves with how many were deleted. */
-  runOnce(): Promise<number> {
-    this.running ??= this.purge()
-      .catch((e) => {
-        this.logger.error("audit retention failed", { error: e instanceof Error ? e.message : String(e) });
-        return 0;
-      })
-      .finally(() => {
-        this.running = null;
-      });
-    return this.running;
-  }
-
-  private async purge(): Promise<number> {
+  protected async work(): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - this.days * 86_400_000).toISOString();
     let deleted = 0;
     for (;;) {
       const n = this.port.transaction(() => this.deleteBatch.run(cutoff, BATCH).changes);
       deleted += n;
       if (n < BATCH || this.stopped) break;
-      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      await betweenBatches();
     }
     if (deleted > 0) {
       this.dropBlocks.run();
