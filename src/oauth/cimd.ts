@@ -9,7 +9,7 @@ import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { ipAllowed, parseIpRange } from "../auth/ip";
-import { LIMITS, redirectUrisProblem } from "./redirect-uris";
+import { LIMITS, parsedUrl, redirectUrisProblem } from "./redirect-uris";
 
 export interface ClientMetadata {
   client_id: string;
@@ -68,13 +68,8 @@ export class MetadataDocuments {
 
   /** Whether a client id is a metadata document's URL (https, a path, no fragment). */
   static isDocumentUrl(clientId: string, allowInternal: boolean): boolean {
-    if (clientId.length > LIMITS.clientId) return false;
-    let url: URL;
-    try {
-      url = new URL(clientId);
-    } catch {
-      return false;
-    }
+    const url = parsedUrl(clientId, LIMITS.clientId);
+    if (url === null) return false;
     const secure = url.protocol === "https:" || (allowInternal && url.protocol === "http:");
     return secure && url.pathname !== "/" && url.hash === "" && url.username === "" && url.password === "";
   }

@@ -20,16 +20,22 @@ function isLoopback(url: URL): boolean {
   return host === "127.0.0.1" || host === "::1" || host === "localhost";
 }
 
+/** A URL svc was given (a redirect URI, a client id), or null when it is longer than `maxLength`
+ *  or no URL at all. */
+export function parsedUrl(text: string, maxLength: number): URL | null {
+  if (text.length > maxLength) return null;
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
 /** One redirect URI a client may use: https, or http to a loopback address, or a private-use
  *  scheme with a dot (com.example.app:/callback, RFC 8252 §7.1); no fragment, no credentials. */
 function validRedirectUri(uri: string): boolean {
-  if (uri.length > LIMITS.redirectUri) return false;
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return false;
-  }
+  const url = parsedUrl(uri, LIMITS.redirectUri);
+  if (url === null) return false;
   if (url.hash !== "" || uri.includes("#") || url.username !== "" || url.password !== "") return false;
   if (url.protocol === "https:") return true;
   if (url.protocol === "http:") return isLoopback(url);
@@ -55,14 +61,8 @@ export function redirectUrisProblem(uris: unknown): string | null {
 /** Exact match; a loopback redirect (a desktop client) may use any port (RFC 8252 §7.3). */
 export function redirectMatches(registered: string[], presented: string): boolean {
   if (registered.includes(presented)) return true;
-  if (presented.length > LIMITS.redirectUri) return false;
-  let url: URL;
-  try {
-    url = new URL(presented);
-  } catch {
-    return false;
-  }
-  if (url.protocol !== "http:" || !isLoopback(url)) return false;
+  const url = parsedUrl(presented, LIMITS.redirectUri);
+  if (url === null || url.protocol !== "http:" || !isLoopback(url)) return false;
   return registered.some((r) => {
     const reg = new URL(r);
     return (

@@ -199,3 +199,22 @@ export function Pager({
     </div>
   );
 }
+
+/** The «Отозвать» button of a token or an app's grant. */
+export function RevokeForm({
+  action,
+  csrf,
+  kind,
+}: {
+  action: string;
+  csrf: string;
+  kind: "danger" | "secondary";
+}) {
+  return (
+    <PostForm action={action} csrf={csrf} class="inline">
+      <button type="submit" class={kind}>
+        Отозвать
+      </button>
+    </PostForm>
+  );
+}

@@ -49,6 +49,7 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
           <ConnectedAppsPage
             frame={signedInFrame(session, "Подключённые приложения", "oauth")}
             grants={ok.grants}
+            cursor={cursor}
             nextCursor={ok.next_cursor}
             error={"error" in listed ? listed.error.message : null}
             companies={admin.companies.list()}

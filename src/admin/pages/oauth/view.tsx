@@ -2,7 +2,7 @@
 // own claim, its id and where the answer goes), what for (the scope), and which company's accounts
 // it may read.
 import type { BankAccountView, CompanyView } from "../../model";
-import { Badge, ErrorBox, type Frame, formatTime, Layout, PostForm } from "../layout";
+import { Badge, ErrorBox, type Frame, formatTime, Layout, Pager, PostForm, RevokeForm } from "../layout";
 
 export interface ConsentRequestView {
   request_id: string;
@@ -120,6 +120,7 @@ export interface ConnectedAppView {
 export function ConnectedAppsPage({
   frame,
   grants,
+  cursor,
   nextCursor,
   error,
   companies,
@@ -127,6 +128,8 @@ export function ConnectedAppsPage({
 }: {
   frame: Frame & { csrf: string };
   grants: ConnectedAppView[];
+  /** The page shown (none: the first). */
+  cursor: string | undefined;
   nextCursor: string | null;
   error: string | null;
   companies: CompanyView[];
@@ -179,11 +182,11 @@ export function ConnectedAppsPage({
                   {g.revoked_at !== null ? (
                     <Badge kind="bad" text="отозван" />
                   ) : (
-                    <PostForm action={`/admin/oauth/grants/${g.grant_id}/revoke`} csrf={frame.csrf}>
-                      <button type="submit" class="secondary">
-                        Отозвать
-                      </button>
-                    </PostForm>
+                    <RevokeForm
+                      action={`/admin/oauth/grants/${g.grant_id}/revoke`}
+                      csrf={frame.csrf}
+                      kind="secondary"
+                    />
                   )}
                 </td>
               </tr>
@@ -191,17 +194,7 @@ export function ConnectedAppsPage({
           </tbody>
         </table>
         {grants.length === 0 ? <p class="muted">Подключений пока нет.</p> : ""}
-        {nextCursor ? (
-          <a
-            class="button secondary"
-            rel="next"
-            href={`/admin/oauth?cursor=${encodeURIComponent(nextCursor)}`}
-          >
-            Дальше
-          </a>
-        ) : (
-          ""
-        )}
+        <Pager path="/admin/oauth" filters={{ cursor }} nextCursor={nextCursor} />
       </section>
     </Layout>
   );

@@ -1,7 +1,7 @@
 // Token pages that show tokens: the list, and the one-time page with a new token's raw value.
 import type { TokenPurpose } from "../../../auth/tokens";
 import type { BankAccountView, CompanyView, TokenView } from "../../model";
-import { Badge, formatTime, Layout, Options, PostForm, type SignedInFrame } from "../layout";
+import { Badge, formatTime, Layout, Options, RevokeForm, type SignedInFrame } from "../layout";
 
 function tokenStatus(token: TokenView, now: Date): { kind: "ok" | "bad" | "warn"; text: string } {
   if (token.revoked_at !== null) return { kind: "bad", text: "отозван" };
@@ -137,15 +137,11 @@ export function TokensPage({
                   <td class="actions">
                     <a href={`/admin/tokens/${tk.api_token_id}`}>Изменить</a>{" "}
                     {tk.revoked_at === null ? (
-                      <PostForm
+                      <RevokeForm
                         action={`/admin/tokens/${tk.api_token_id}/revoke`}
                         csrf={frame.csrf}
-                        class="inline"
-                      >
-                        <button type="submit" class="danger">
-                          Отозвать
-                        </button>
-                      </PostForm>
+                        kind="danger"
+                      />
                     ) : (
                       ""
                     )}
