@@ -93,16 +93,17 @@ export function apiErrorOf(error: unknown): ApiError | null {
 }
 
 /**
- * An error that the routes throwing it answer in their own protocol (OAuth's RFC 6749 §5.2 body),
- * by an error handler of their plugin: the envelope's handler, which runs before any plugin's,
- * lets it pass on to that one.
+ * An error that carries its own answer, in the protocol of the routes that throw it (an OAuth
+ * error body, a refusal in a route's own words): the one error handler sends it as it is.
  */
-export interface AnsweredByItsRoutes {
-  readonly answeredByItsRoutes: true;
+export interface AnswersItself {
+  answer(request: Request): Response;
 }
 
-export function isAnsweredByItsRoutes(error: unknown): boolean {
-  return (error as Partial<AnsweredByItsRoutes> | null)?.answeredByItsRoutes === true;
+/** The answer a thrown value carries itself, if it does. */
+export function ownAnswerOf(error: unknown, request: Request): Response | null {
+  const own = error as Partial<AnswersItself> | null;
+  return typeof own?.answer === "function" ? own.answer(request) : null;
 }
 
 export function validationError(field: string, message: string, details?: ErrorDetails): ApiError {

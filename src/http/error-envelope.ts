@@ -1,16 +1,17 @@
 // The one error handler: every error becomes the envelope with its status (ApiError as thrown;
 // the framework's not-found, parse and validation errors mapped to the spec's codes; anything
 // else 500 internal_error, logged with the request id, never a stack trace in a body). An error
-// its routes answer in their own protocol (AnsweredByItsRoutes) goes on to their plugin's handler.
+// that carries its own answer (AnswersItself: an OAuth error, a refusal in a route's own words) is sent as it is.
 
 import { Elysia } from "elysia";
 import {
   type AnsweredAsApiError,
+  type AnswersItself,
   ApiError,
   apiErrorOf,
   errorEnvelope,
   invalidRequestBody,
-  isAnsweredByItsRoutes,
+  ownAnswerOf,
   validationError,
 } from "../core/errors";
 import { errorText, type Logger } from "../core/logger";
@@ -19,10 +20,14 @@ import { withoutTrailingSlash } from "./route-path";
 
 /** A refusal a route answers in its own protocol (an OAuth error body, a DirectBank ResultBank)
  *  rather than the envelope: thrown by a hook, sent as it is (with the request id). */
-export class OwnAnswer extends Error {
+export class OwnAnswer extends Error implements AnswersItself {
   constructor(readonly response: Response) {
     super(`answered ${response.status}`);
     this.name = "OwnAnswer";
+  }
+
+  answer(): Response {
+    return this.response;
   }
 }
 
@@ -51,11 +56,11 @@ export function errorEnvelopePlugin(deps: ErrorEnvelopeDeps) {
   return new Elysia({ name: "error-envelope" }).use(withRequestState).onError({ as: "global" }, (ctx) => {
     const { code, error, set, request } = ctx;
     const state = (ctx as unknown as { requestState?: RequestState }).requestState;
-    if (isAnsweredByItsRoutes(error)) return;
-    if (error instanceof OwnAnswer) {
-      if (state) error.response.headers.set("x-request-id", state.requestId);
-      set.status = error.response.status;
-      return error.response;
+    const own = ownAnswerOf(error, request);
+    if (own) {
+      if (state) own.headers.set("x-request-id", state.requestId);
+      set.status = own.status;
+      return own;
     }
     // A body that could not be read meets the route's schema after its derive hooks, where its
     // token was checked: refused as such, before any field is judged.

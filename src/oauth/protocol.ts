@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { AuditLog } from "../audit/audit-log";
 import type { Clock } from "../core/clock";
-import type { AnsweredByItsRoutes } from "../core/errors";
+import type { AnswersItself } from "../core/errors";
 import type { BankAccountRepository, CompanyRepository } from "../db/repos/accounts";
 import type { TokenRepository } from "../db/repos/tokens";
 import type { OAuthRepository } from "./repository";
@@ -22,11 +22,11 @@ export const SPENT_KEEP_MS = DAY_MS;
 /** A client that got no grant within a day of its registration (or last document fetch) is deleted. */
 export const UNUSED_CLIENT_MS = DAY_MS;
 
-/** An OAuth error answer (RFC 6749 §5.2): `error` and a description, with its HTTP status.
- *  The OAuth routes' own error handler answers it, never the envelope. */
-export class OAuthError extends Error implements AnsweredByItsRoutes {
-  readonly answeredByItsRoutes = true;
+export const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
 
+/** An OAuth error answer (RFC 6749 §5.2): `error` and a description, with its HTTP status; it
+ *  carries its own answer, never the envelope. */
+export class OAuthError extends Error implements AnswersItself {
   constructor(
     readonly error: string,
     readonly description: string,
@@ -34,6 +34,18 @@ export class OAuthError extends Error implements AnsweredByItsRoutes {
   ) {
     super(description);
     this.name = "OAuthError";
+  }
+
+  /** The answer; a client that sent Basic credentials is challenged on a 401. */
+  answer(request?: Request): Response {
+    const headers: Record<string, string> = { ...NO_STORE };
+    if (this.status === 401 && request && basicCredentials(request) !== null) {
+      headers["www-authenticate"] = 'Basic realm="svc"';
+    }
+    return Response.json(
+      { error: this.error, error_description: this.description },
+      { status: this.status, headers },
+    );
   }
 }
 
@@ -52,6 +64,23 @@ export interface OAuthDeps {
 
 /** Client credentials from HTTP Basic, when the client sent them. */
 export type BasicCredentials = { id: string; secret: string } | null;
+
+/** HTTP Basic client credentials (RFC 6749 §2.3.1: both parts form-urlencoded). */
+export function basicCredentials(request: Request): BasicCredentials {
+  const header = request.headers.get("authorization");
+  if (!header?.startsWith("Basic ")) return null;
+  const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) return null;
+  try {
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon)),
+      secret: decodeURIComponent(decoded.slice(colon + 1)),
+    };
+  } catch {
+    return null;
+  }
+}
 
 export const b64url = (bytes: Buffer) => bytes.toString("base64url");
 export const randomId = () => randomBytes(16).toString("hex");

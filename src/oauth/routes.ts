@@ -1,41 +1,15 @@
 // The authorization server's HTTP surface: the two metadata documents, registration,
 // /oauth/authorize (to the operator's consent page), /oauth/token and /oauth/revoke. OAuth
 // clients get OAuth answers ({error, error_description}, RFC 6749 §5.2), never the REST envelope:
-// one error handler of this plugin answers every OAuthError its routes throw; anything else goes
-// on to the envelope.
+// an OAuthError its routes throw carries its own answer, which the one error handler sends.
 import { Elysia } from "elysia";
 import { bodyPolicyOption, isInvalidBody } from "../http/body-policy";
 import { clientLimitOption } from "../http/client-limit";
 import { securityHeaders } from "../http/security-headers";
-import { type BasicCredentials, OAuthError } from "./protocol";
+import { basicCredentials, NO_STORE, OAuthError } from "./protocol";
 import type { OAuthService } from "./service";
 
 const FORM_LIMIT = 16 * 1024;
-const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
-
-/** The answer of an OAuthError; a client that sent Basic credentials is challenged on a 401. */
-function oauthError(e: OAuthError, basicUsed = false): Response {
-  const headers: Record<string, string> = { ...NO_STORE };
-  if (e.status === 401 && basicUsed) headers["www-authenticate"] = 'Basic realm="svc"';
-  return Response.json({ error: e.error, error_description: e.description }, { status: e.status, headers });
-}
-
-/** HTTP Basic client credentials (RFC 6749 §2.3.1: both parts form-urlencoded). */
-function basicCredentials(request: Request): BasicCredentials {
-  const header = request.headers.get("authorization");
-  if (!header?.startsWith("Basic ")) return null;
-  const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  if (colon < 0) return null;
-  try {
-    return {
-      id: decodeURIComponent(decoded.slice(0, colon)),
-      secret: decodeURIComponent(decoded.slice(colon + 1)),
-    };
-  } catch {
-    return null;
-  }
-}
 
 /** The form of a token or revocation request: every field a string. */
 function formOf(body: unknown): Record<string, string> {
@@ -52,7 +26,7 @@ function formOf(body: unknown): Record<string, string> {
 /** Every route here needs no token: limited per client address, refused the OAuth way (§20). */
 const PER_ADDRESS = {
   refuse: (seconds: number) =>
-    oauthError(new OAuthError("slow_down", `too many requests; retry in ${seconds} s`, 429)),
+    new OAuthError("slow_down", `too many requests; retry in ${seconds} s`, 429).answer(),
 };
 
 const doc = (summary: string, description: string) =>
@@ -70,9 +44,6 @@ export function oauthRoutes(oauth: OAuthService) {
   return new Elysia({ name: "oauth" })
     .use(bodyPolicyOption)
     .use(clientLimitOption)
-    .onError(({ error, request }) => {
-      if (error instanceof OAuthError) return oauthError(error, basicCredentials(request) !== null);
-    })
     .get("/.well-known/oauth-protected-resource/mcp", () => oauth.metadata.protectedResource(), {
       clientLimit: PER_ADDRESS,
       detail: doc("Protected resource metadata of /mcp (RFC 9728)", "Where agents learn how to sign in."),
