@@ -1,6 +1,6 @@
 // The benchmarks of svc: `make bench` (or `bun run bench/run.ts`). Not part of `bun test`.
 //
-// Sections (BENCH_ONLY=http,exports,search,orders,startup,postgres,abuse runs a subset; a subset run
+// Sections (BENCH_ONLY=http,exports,search,orders,startup,postgres,abuse,tokens runs a subset; a subset run
 // writes its JSON to bench/results/partial.json instead of latest.json):
 //   http     wrk, same connections/threads/duration for: raw Bun.serve, svc REST poll, svc MCP
 //            tools/call get_balance, and the reference peer (MCP SDK + Express on Node)
@@ -17,6 +17,9 @@
 //   abuse    an unrelated REST poll's p50/p99, sequential, alone, then while one agent runs the
 //            worst search (one-character words) in a loop, then while another client also imports
 //            a 45 MB bank 1C file (49,600 documents); the import's time and its idempotent repeat
+//   tokens   what agent answers cost a model's context (bench/tokens.ts): o200k_base tokens of the
+//            text and of structuredContent for the demo account's October statement and a search
+//            of 50 and 100, and the same on an account of about 500 operations a month
 // Knobs: BENCH_SECONDS (10), BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_WARMUP_SECONDS (3).
 import { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
@@ -27,6 +30,7 @@ import { dateInZone } from "../src/core/clock";
 import { type OwnDatabase, ownDatabase } from "../test/helpers/pg";
 import { ROOT, type RunningProcess, startServe, tempDir } from "../test/helpers/server";
 import { bankFile } from "../test/statements/import-support";
+import { type TokenRow, tokenRows } from "./tokens";
 import { describeMachine } from "./lib/machine";
 import {
   databaseUrl,
@@ -1353,6 +1357,20 @@ async function abuseSection() {
 
 // ---------------------------------------------------------------------------------------------
 
+async function tokensSection() {
+  log("tokens: agent answers in o200k_base tokens");
+  const rows = await tokenRows();
+  results.tokens = rows;
+  for (const row of rows) {
+    if (row.budget === null) continue;
+    targets.push({
+      target: `${row.answer} in at most ${row.budget} tokens of text`,
+      value: `${row.text_tokens} tokens (JSON ${row.json_tokens})`,
+      met: row.text_tokens <= row.budget,
+    });
+  }
+}
+
 function table(): string {
   const rows: string[][] = [];
   const h = results.http as
@@ -1573,6 +1591,15 @@ function table(): string {
       "",
     ]);
   }
+  for (const row of (results.tokens as TokenRow[] | undefined) ?? []) {
+    rows.push([
+      `tokens: ${row.answer}`,
+      `${row.operations} operations`,
+      `text ${row.text_tokens}`,
+      `JSON ${row.json_tokens}`,
+      row.budget === null ? "" : `budget ${row.budget}`,
+    ]);
+  }
   const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
   const lines = rows.map((r) =>
     r
@@ -1600,6 +1627,7 @@ async function main() {
     if (run("startup")) await startupSection();
     if (run("postgres")) await postgresSection();
     if (run("abuse")) await abuseSection();
+    if (run("tokens")) await tokensSection();
   } finally {
     if (process.env.BENCH_KEEP) log(`kept ${work}`);
     else rmSync(work, { recursive: true, force: true });

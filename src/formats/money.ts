@@ -100,3 +100,14 @@ export function closingKopecks(opening: number, credit: number, debit: number): 
 export function kopecksToJsonNumber(k: number): number {
   return Number(formatKopecks(k));
 }
+
+/**
+ * Kopecks as a Russian reader writes rubles: groups of three digits split by a space, a decimal
+ * comma, always two decimals (123456789 → "1 234 567,89", -5 → "-0,05").
+ */
+export function formatRubles(k: number): string {
+  const [whole, fraction] = formatKopecks(k).split(".") as [string, string];
+  const negative = whole.startsWith("-");
+  const digits = negative ? whole.slice(1) : whole;
+  return `${negative ? "-" : ""}${digits.replace(/\B(?=(\d{3})+$)/g, " ")},${fraction}`;
+}

@@ -40,7 +40,12 @@ export interface McpServices {
 export function createMcpServices(deps: {
   config: Pick<
     Config,
-    "dbPath" | "sessionTtlSeconds" | "sessionSweepIntervalMs" | "balanceStaleSeconds" | "secretKey"
+    | "dbPath"
+    | "sessionTtlSeconds"
+    | "sessionSweepIntervalMs"
+    | "balanceStaleSeconds"
+    | "secretKey"
+    | "timezone"
   >;
   /** The stores' database. */
   port: SqlPort;
@@ -66,6 +71,7 @@ export function createMcpServices(deps: {
     access: deps.access,
     clock,
     balanceStaleSeconds: config.balanceStaleSeconds,
+    timezone: config.timezone,
     cursors: new CursorSigner(cursorKey(config.secretKey)),
   });
   return {

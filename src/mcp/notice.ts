@@ -17,9 +17,10 @@ export interface ToolResult {
   [key: string]: unknown;
 }
 
-export function successResult(structuredContent: Record<string, unknown>): ToolResult {
+/** `text`: what a model reads; `structuredContent`: every field, as the output schema says. */
+export function successResult(structuredContent: Record<string, unknown>, text: string): ToolResult {
   return {
-    content: [{ type: "text", text: JSON.stringify(structuredContent) }],
+    content: [{ type: "text", text }],
     structuredContent,
     isError: false,
     _meta: { notice: NOTICE },

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { BalanceSchema } from "../../statements/model";
 import { balanceView } from "../../statements/views";
+import { rubles } from "../answer-text";
 import { BankAccountId } from "./common";
 import type { ToolDefinition } from "./registry";
 
@@ -16,6 +17,13 @@ export const getBalanceTool: ToolDefinition<typeof input, typeof BalanceSchema> 
     "and cannot refresh the balance. Errors: not_found, forbidden_company, forbidden_account.",
   inputSchema: input,
   outputSchema: BalanceSchema,
+  text(out) {
+    if (out.balance === null || out.as_of === null) {
+      return `Остаток по счёту ${out.bank_account_id} неизвестен: банк его ещё не сообщал.`;
+    }
+    const stale = out.stale ? " Он устарел: свежего остатка у svc нет, скажите об этом пользователю." : "";
+    return `Остаток по счёту ${out.bank_account_id}: ${rubles(out.balance)} ${out.currency} на ${out.as_of}.${stale}`;
+  },
   handler(args, { principal }, { access, read, clock, balanceStaleSeconds }) {
     const account = access.account(principal, args.bank_account_id, "read_statements");
     return balanceView(account, read.balance(account.id), clock.now(), balanceStaleSeconds);

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { maskAccountNumber } from "../../formats/mask";
+import { oneLine } from "../answer-text";
 import { BankAccountSchema } from "../views";
 import type { ToolDefinition } from "./registry";
 
@@ -15,6 +16,16 @@ export const listBankAccountsTool: ToolDefinition<typeof input, typeof output> =
     "arguments. Accounts the token has no read permission for are not listed. Read-only.",
   inputSchema: input,
   outputSchema: output,
+  text(out) {
+    if (out.bank_accounts.length === 0) return "Нет счетов, которые этот токен может читать.";
+    return [
+      `Счета, которые этот токен может читать: ${out.bank_accounts.length}.`,
+      "Название | Счёт | Банк | БИК | Валюта | bank_account_id",
+      ...out.bank_accounts.map((a) =>
+        [oneLine(a.alias), a.account_number_masked, a.bank, a.bik, a.currency, a.bank_account_id].join(" | "),
+      ),
+    ].join("\n");
+  },
   handler(_args, { principal }, { access }) {
     return {
       bank_accounts: access.accessibleAccounts(principal, "read_statements").map((a) => ({

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { ApiError } from "../../core/errors";
+import { oneLine } from "../answer-text";
 import { CompanySchema } from "../views";
 import { UNTRUSTED } from "./common";
 import type { ToolDefinition } from "./registry";
@@ -15,6 +16,13 @@ export const listCompaniesTool: ToolDefinition<typeof input, typeof output> = {
     `Takes no arguments. Read-only. ${UNTRUSTED}`,
   inputSchema: input,
   outputSchema: output,
+  text: (out) =>
+    out.companies
+      .map(
+        (c) =>
+          `Компания: ${oneLine(c.name)} | ИНН ${c.inn} | КПП ${c.kpp ?? "—"} | company_id ${c.company_id}`,
+      )
+      .join("\n"),
   handler(_args, { principal }, { read }) {
     const company = read.company(principal.companyId);
     if (!company) throw new ApiError("not_found", "Компания не найдена");

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { validationError } from "../../core/errors";
 import { StatementPageSchema } from "../../statements/model";
 import { statementView } from "../../statements/views";
+import { nextPageLine, oneLine, operationsCount, ruPeriod } from "../answer-text";
 import { toolStatementView } from "../views";
 import { BankAccountId, Cursor } from "./common";
 import type { ToolDefinition } from "./registry";
@@ -36,6 +37,27 @@ export const listStatementsTool: ToolDefinition<typeof input, typeof output> = {
     "Use get_statement or search_operations to read operations.",
   inputSchema: input,
   outputSchema: output,
+  text(out, args) {
+    const filter = args.status ? ` в статусе ${args.status}` : "";
+    if (out.statements.length === 0) return `Выписок${filter} по этому счёту нет.`;
+    return [
+      `Выписки${filter} по счёту ${out.statements[0]!.account_number_masked}, новые первыми: ${out.statements.length} на этой странице.`,
+      "statement_id | Статус | Период | Операций | Получена | Кто заказал",
+      ...out.statements.map((s) =>
+        [
+          s.statement_id,
+          s.status === "failed" && s.error
+            ? `failed (${s.error.code}: ${oneLine(s.error.message)})`
+            : s.status,
+          ruPeriod(s.date_from, s.date_to),
+          s.operations_count === undefined ? "—" : operationsCount(s.operations_count),
+          s.fetched_at ?? "—",
+          s.source,
+        ].join(" | "),
+      ),
+      ...nextPageLine("list_statements", out.next_cursor),
+    ].join("\n");
+  },
   handler(args, { principal }, { access, read, cursors }) {
     const account = access.account(principal, args.bank_account_id, "read_statements");
     const limit = args.limit ?? LIST_STATEMENTS_DEFAULT_LIMIT;

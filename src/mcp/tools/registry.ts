@@ -23,6 +23,8 @@ export interface ToolDeps {
   access: AccessPolicy;
   clock: Clock;
   balanceStaleSeconds: number;
+  /** The business time zone (SVC_TIMEZONE): when a day ends, what "today" is. */
+  timezone: string;
   /** Signs and reads the paging cursors. */
   cursors: CursorSigner;
 }
@@ -39,6 +41,11 @@ export interface ToolDefinition<I extends TObject = TObject, O extends TObject =
   inputSchema: I;
   outputSchema: O;
   handler(args: Static<I>, ctx: ToolCallContext, deps: ToolDeps): Static<O>;
+  /**
+   * What a model reads (`content[0].text`): compact lines, not the JSON of the output, whose first
+   * line says in words what the answer holds and what it does not (decisions §15).
+   */
+  text(output: Static<O>, args: Static<I>, deps: ToolDeps): string;
 }
 
 /** A tool as tools/list shows it. */
@@ -148,8 +155,9 @@ export function callTool(
     return { found: true, result: errorResult("validation_error", message), outcome: "validation_error" };
   }
   try {
-    const output = tool.handler(args, ctx, registry.deps) as Record<string, unknown>;
-    return { found: true, result: successResult(output), outcome: "ok" };
+    const output = tool.handler(args, ctx, registry.deps);
+    const text = tool.text(output, args, registry.deps);
+    return { found: true, result: successResult(output as Record<string, unknown>, text), outcome: "ok" };
   } catch (e) {
     if (e instanceof ApiError && (TOOL_ERROR_CODES as readonly string[]).includes(e.code)) {
       return { found: true, result: errorResult(e.code, e.message), outcome: e.code };
