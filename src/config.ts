@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { parseIpRange } from "./auth/ip";
+import { DEFAULT_TIMEZONE } from "./core/clock";
 import type { LogLevel } from "./core/logger";
 
 // Configuration is read from the environment once, here, and validated at start-up.
@@ -143,7 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
     if (!secretKey) throw new ConfigError("SVC_SECRET_KEY", "32 байта в base64");
   }
 
-  const timezone = str(env, "SVC_TIMEZONE", "Europe/Moscow");
+  const timezone = str(env, "SVC_TIMEZONE", DEFAULT_TIMEZONE);
   if (!isValidTimezone(timezone))
     throw new ConfigError("SVC_TIMEZONE", `неизвестный часовой пояс "${timezone}"`);
 

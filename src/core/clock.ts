@@ -32,6 +32,9 @@ export function secureRandomBytes(n: number): Uint8Array {
   return new Uint8Array(randomBytes(n));
 }
 
+/** The business time zone unless SVC_TIMEZONE names another: what "today" and a day's end mean. */
+export const DEFAULT_TIMEZONE = "Europe/Moscow";
+
 // Formatting through Intl is slow, and "today" is asked for on every order. A calendar date can
 // only change at a whole minute (every time zone's offset is a whole number of minutes), so the
 // answer is kept per time zone for the minute it was computed in.

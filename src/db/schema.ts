@@ -244,6 +244,21 @@ export const balances = sqliteTable("balances", {
   asOf: text("as_of").notNull(),
 });
 
+// Per account and calendar day, the newest fetched_at of a ready statement holding that day
+// (kept by StatementRepository.markReady): whether the day is covered is decided when read, in
+// the business time zone (statements/coverage.ts).
+export const statementDays = sqliteTable(
+  "statement_days",
+  {
+    bankAccountId: text("bank_account_id")
+      .notNull()
+      .references(() => bankAccounts.id),
+    day: text("day").notNull(),
+    fetchedAt: text("fetched_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bankAccountId, t.day] })],
+);
+
 export const sandboxRequests = sqliteTable(
   "sandbox_requests",
   {

@@ -67,7 +67,7 @@ export function createMcpServices(deps: {
   const sessionStore = deps.sessionStore ?? new SqlSessionStore(deps.port, deps.changes);
   const sessions = new SessionManager(sessionStore, clock, config.sessionTtlSeconds, logger);
   const tools = createToolRegistry({
-    read: new McpReadModel(deps.readPort, deps.balances, deps.searchLimits),
+    read: new McpReadModel(deps.readPort, deps.balances, deps.searchLimits, config.timezone),
     access: deps.access,
     clock,
     balanceStaleSeconds: config.balanceStaleSeconds,

@@ -1,5 +1,6 @@
 // What the agent tools read, and nothing else: plain SELECTs over a connection that the database
 // itself refuses to write through (store.readPort). No method here writes; the connection could not.
+import { DEFAULT_TIMEZONE } from "../core/clock";
 import type { OperationFilter } from "../db/operation-filter";
 import { OPERATION_COLUMNS, operationFromRow } from "../db/operation-rows";
 import { searchOperations } from "../db/operation-search";
@@ -7,6 +8,7 @@ import type { RowCache } from "../db/row-cache";
 import { SEARCH_LIMITS, type SearchLimits } from "../db/search-limits";
 import type { SqlPort } from "../db/sql-port";
 import type { StatementOperation } from "../formats/types";
+import { type Coverage, CoverageReader } from "../statements/coverage";
 import {
   type BalanceRow,
   type StatementListFilter,
@@ -29,17 +31,21 @@ export class McpReadModel {
   private readonly statementStmt;
   private readonly statementOpsStmt;
   private readonly statementRangeStmt;
+  private readonly coverageReader;
 
   /**
    * `balances`: kept in memory, shared with the repository that writes them (see `balance`);
    * without it (tests of the queries alone) every balance is read from the database.
    * `searchLimits`: what one search may cost (see SearchLimits).
+   * `timeZone`: the business time zone, in which a day ends (coverage).
    */
   constructor(
     readonly port: SqlPort,
     private readonly balances: RowCache<BalanceRow> | null = null,
     readonly searchLimits: SearchLimits = SEARCH_LIMITS,
+    timeZone: string = DEFAULT_TIMEZONE,
   ) {
+    this.coverageReader = new CoverageReader(port, timeZone);
     this.companyStmt = port.prepare<CompanyRecord, [string]>(
       "SELECT id AS company_id, name, inn, kpp FROM companies WHERE id = ?",
     );
@@ -109,5 +115,10 @@ export class McpReadModel {
    */
   searchOperations(f: OperationFilter): StatementOperation[] {
     return searchOperations(this.port, f, this.searchLimits);
+  }
+
+  /** Which days of `from`..`to` the ready statements of the account hold, as of `now` (statements/coverage.ts). */
+  coverage(bankAccountId: string, from: string, to: string, now: Date): Coverage {
+    return this.coverageReader.read(bankAccountId, from, to, now);
   }
 }

@@ -5,6 +5,7 @@
 // export/queries.ts.
 import { type CacheChanges, RowCache } from "../db/row-cache";
 import type { SqlPort } from "../db/sql-port";
+import { statementDaysWriter } from "../db/statement-days";
 import type { StatementOperation } from "../formats/types";
 import { OperationStore } from "./operation-store";
 import {
@@ -61,6 +62,7 @@ export class StatementRepository {
   private readonly dueStmt;
   private readonly takeLeaseStmt;
   private readonly extendLeaseStmt;
+  private readonly recordDays;
 
   // Statement rows read by id (every poll reads one), kept while nothing writes them. Without
   // `changes` (tests of the queries alone) nothing is kept.
@@ -87,6 +89,7 @@ export class StatementRepository {
        VALUES (?, ?, ?, ?, ?, ?, ?, 'processing', 'pending', 0, ?, ?, ?, ?)`,
     );
     this.operations = new OperationStore(port);
+    this.recordDays = statementDaysWriter(port);
     this.takeLeaseStmt = port.prepare<StatementRow, [number, string, number]>(
       `UPDATE statements SET lease_until_ms = ?
         WHERE id = ? AND status = 'processing' AND lease_until_ms <= ?
@@ -272,7 +275,10 @@ export class StatementRepository {
     });
   }
 
-  /** Completes a statement; with `balance` also caches the account balance, in the same transaction. */
+  /**
+   * Completes a statement; with `balance` also caches the account balance, in the same transaction.
+   * The one place a statement becomes ready: its days go into statement_days here too.
+   */
   markReady(
     id: string,
     r: ReadyResult,
@@ -280,7 +286,7 @@ export class StatementRepository {
   ): void {
     this.writing(id, () =>
       this.port.transaction(() => {
-        this.port
+        const { changes } = this.port
           .prepare(
             `UPDATE statements SET status = 'ready', bank_state = 'done', opening_balance = ?, closing_balance = ?,
                   total_credit = ?, total_debit = ?, operations_count = ?, fetched_at = ?, doc_types = ?
@@ -296,6 +302,8 @@ export class StatementRepository {
             JSON.stringify(inDocTypeOrder(r.doc_types)),
             id,
           );
+        // The days it holds, for coverage (statements/coverage.ts); a statement already ready has them.
+        if (changes > 0) this.recordDays(id);
         // Cut off any rows beyond the final count (left by an interrupted earlier attempt).
         this.port
           .prepare("DELETE FROM statement_operations WHERE statement_id = ? AND seq > ?")

@@ -199,6 +199,12 @@ CREATE INDEX `sandbox_requests_account_idx` ON `sandbox_requests` (`bank_account
 -- table sqlite_sequence on sqlite_sequence
 CREATE TABLE sqlite_sequence(name,seq);
 
+-- table statement_days on statement_days
+CREATE TABLE `statement_days` ( `bank_account_id` text NOT NULL, `day` text NOT NULL, `fetched_at` text NOT NULL, PRIMARY KEY(`bank_account_id`, `day`), FOREIGN KEY (`bank_account_id`) REFERENCES `bank_accounts`(`id`) ON UPDATE no action ON DELETE no action );
+
+-- index sqlite_autoindex_statement_days_1 on statement_days
+(no sql: created by SQLite)
+
 -- table statement_operations on statement_operations
 CREATE TABLE `statement_operations` ( `statement_id` text NOT NULL, `seq` integer NOT NULL, `operation_id` text NOT NULL, PRIMARY KEY(`statement_id`, `seq`) );
 

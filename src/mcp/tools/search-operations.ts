@@ -59,9 +59,28 @@ const input = Type.Object(
   },
   { additionalProperties: false },
 );
+const DateRange = Type.Object({ date_from: Type.String(), date_to: Type.String() });
+const CoverageSchema = Type.Object(
+  {
+    complete: Type.Boolean({ description: "true when no day of the period is missing or partial" }),
+    covered: Type.Array(DateRange, {
+      description:
+        "days held by a ready statement fetched after the day ended: their operations are all here",
+    }),
+    partial: Type.Array(Type.Object({ date: Type.String(), as_of: Type.String() }), {
+      description:
+        "days held only by statements fetched before the day ended: operations after as_of may be absent",
+    }),
+    missing: Type.Array(DateRange, {
+      description: "days no ready statement holds (days after today too): their operations are not here",
+    }),
+  },
+  { description: "Which days of the period the stored statements hold, for this account" },
+);
 const output = Type.Object({
   operations: Type.Array(OperationSchema),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: "null on the last page" }),
+  coverage: CoverageSchema,
 });
 
 function kopecks(field: string, rubles: number | undefined): number | undefined {
@@ -100,10 +119,12 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
     "of at most 90 days; optional filters: amount_min/amount_max in rubles, counterparty_inn, " +
     "direction, and query (words in purpose, counterparty names, document number; case-insensitive). " +
     "Ordered by doc_date then operation_id; default 50 per page, at most 100; pass next_cursor for " +
-    `the next page. Amounts in rubles, account numbers masked. ${UNTRUSTED}`,
+    "the next page. coverage says which days of the period stored statements hold: operations of " +
+    "missing days are not here, and partial days may lack operations after as_of; say so in answers. " +
+    `Amounts in rubles, account numbers masked. ${UNTRUSTED}`,
   inputSchema: input,
   outputSchema: output,
-  handler(args, { principal }, { access, read, cursors }) {
+  handler(args, { principal }, { access, read, cursors, clock }) {
     if (!isValidIsoDate(args.date_from)) throw validationError("date_from", "date_from: неверная дата");
     if (!isValidIsoDate(args.date_to)) throw validationError("date_to", "date_to: неверная дата");
     if (args.date_from > args.date_to) throw validationError("date_from", "date_from позже date_to");
@@ -167,6 +188,7 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
       operations: page.map(operationView),
       next_cursor:
         rows.length > limit && last ? cursors.seal([last.doc_date, last.operation_id], scope) : null,
+      coverage: read.coverage(account.id, args.date_from, args.date_to, clock.now()),
     };
   },
 };
