@@ -1,18 +1,19 @@
 // search_operations on PostgreSQL over 1M operations of one account (two years; 450k of them in the
 // last 90 days, the searched period): p50/p99 of sequential calls per query class, first page and
-// a page after a cursor in the middle of the period, through the synchronous port the service
-// uses (PgSyncClient). Not part of `bun test` or `make bench`.
+// a page after a cursor in the middle of the period, then the totals of the whole period that
+// every answer carries (operationTotals), through the synchronous port the service uses
+// (PgSyncClient). Not part of `bun test` or `make bench`.
 //
 //   bun run bench/pg-search.ts              starts a throwaway server (scripts/pg-test.sh)
 //   SVC_TEST_DATABASE_URL=… bun run bench/pg-search.ts   uses that server, in a database of its own
-// Knobs: BENCH_RUNS (200 per class), BENCH_KEEP (keep the database and the server; its URL is
+// Knobs: BENCH_RUNS (200 per class), BENCH_TOTALS_RUNS (20 per class), BENCH_KEEP (keep the database and the server; its URL is
 // printed), BENCH_LOADED_URL (measure again on a database kept from an earlier run), BENCH_CLASSES
 // (a regular expression: only the query classes whose name it matches).
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { searchWords } from "../src/db/operation-filter";
-import { type PgOperationFilter, searchOperations } from "../src/db/pg/operations-search";
+import { operationTotals, type PgOperationFilter, searchOperations } from "../src/db/pg/operations-search";
 import { postgresPort } from "../src/db/pg/port";
 import { PgSyncClient } from "../src/db/pg/sync-client";
 import type { SqlPort } from "../src/db/sql-port";
@@ -21,6 +22,7 @@ import { ROOT, tempDir } from "../test/helpers/server";
 import { describeMachine } from "./lib/machine";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+const TOTALS_RUNS = Number(process.env.BENCH_TOTALS_RUNS ?? 20);
 const WARMUP = 10;
 const ACCOUNT = "acc-1";
 const PERIOD = { dateFrom: "2024-10-02", dateTo: "2024-12-30" };
@@ -141,6 +143,7 @@ try {
   console.log(JSON.stringify(describeMachine()));
   if (db) await load(db);
   measure(postgresPort(client));
+  measureTotals(postgresPort(client));
 } finally {
   client.close();
   if (!process.env.BENCH_KEEP) {
@@ -207,5 +210,33 @@ function measure(port: SqlPort): void {
         `| ${name} | ${page} | ${rows} | ${pct(times, 0.5).toFixed(2)} | ${pct(times, 0.99).toFixed(2)} | ${times[times.length - 1]!.toFixed(2)} |`,
       );
     }
+  }
+}
+
+/** The totals of the whole period per query class (the same on every page), without the budget. */
+function measureTotals(port: SqlPort): void {
+  console.log(`totals: ${TOTALS_RUNS} runs per row after 2 warm-up calls`);
+  console.log("| query class | count | p50 ms | p99 ms | max ms |");
+  console.log("|---|---|---|---|---|");
+  const only = process.env.BENCH_CLASSES ? new RegExp(process.env.BENCH_CLASSES) : null;
+  const classes: typeof CLASSES = [["no filter", {}], ["debit only", { direction: "debit" }], ...CLASSES];
+  for (const [name, { text, limit: _, ...rest }] of classes) {
+    // Words given to the store as they are: the tool refuses these queries.
+    if ((only && !only.test(name)) || rest.words !== undefined) continue;
+    const words = text === undefined ? rest.words : (searchWords(text) as string[]);
+    const totals = () =>
+      operationTotals(port, { bankAccountId: ACCOUNT, ...PERIOD, ...rest, words }, 600_000);
+    let count = 0;
+    for (let i = 0; i < 2; i++) count = totals().count;
+    const times: number[] = [];
+    for (let i = 0; i < TOTALS_RUNS; i++) {
+      const start = performance.now();
+      totals();
+      times.push(performance.now() - start);
+    }
+    times.sort((a, b) => a - b);
+    console.log(
+      `| ${name} | ${count} | ${pct(times, 0.5).toFixed(1)} | ${pct(times, 0.99).toFixed(1)} | ${times[times.length - 1]!.toFixed(1)} |`,
+    );
   }
 }

@@ -1,8 +1,9 @@
 // search_operations on SQLite against the queries that cost most: one-character words, many words,
 // a word no operation of the account has (so every window is read), on an installation of several
-// companies whose statements were stored interleaved. In-process, through McpReadModel, with the
-// read model the tool uses (the tool's own argument checks run in `searchWords`). Not part of
-// `bun test` or `make bench`.
+// companies whose statements were stored interleaved; then the totals of the whole period that
+// every search_operations answer carries (McpReadModel.searchTotals), per kind of filter.
+// In-process, through McpReadModel, with the read model the tool uses (the tool's own argument
+// checks run in `searchWords`). Not part of `bun test` or `make bench`.
 //
 //   bun run bench/sqlite-search-worst.ts     BENCH_ACCOUNTS (8), BENCH_OPS_PER_DAY (700 per account),
 //                                            BENCH_DAYS (180), BENCH_RUNS (20),
@@ -10,7 +11,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { migrate, openDatabase } from "../src/db/open";
-import { searchWords } from "../src/db/operation-filter";
+import { searchWords, type TotalsFilter } from "../src/db/operation-filter";
 import { SearchBudgetExceeded } from "../src/db/search-limits";
 import { sqlitePort } from "../src/db/sql-port";
 import { McpReadModel } from "../src/mcp/read-model";
@@ -100,16 +101,14 @@ const QUERIES: [string, string, number][] = [
   ["a word of 10 letters, limit 50", "перечислен", 51],
   ["a word in no operation, limit 50", "сувенир", 51],
 ];
-for (const [name, query, limit] of QUERIES) {
-  const words = searchWords(query);
+/** p50 and max of RUNS calls after two warm-up calls, and what the last call answered. */
+function measure(name: string, call: () => string): void {
   const times: number[] = [];
   let outcome = "";
   for (let i = 0; i < RUNS + 2; i++) {
     const t0 = performance.now();
     try {
-      if (Array.isArray(words)) {
-        outcome = `${read.searchOperations({ ...period, words, limit }).length} rows`;
-      } else outcome = `refused: ${words.refused} (validation_error)`;
+      outcome = call();
     } catch (e) {
       if (!(e instanceof SearchBudgetExceeded)) throw e;
       outcome = "budget exceeded (validation_error)";
@@ -119,6 +118,41 @@ for (const [name, query, limit] of QUERIES) {
   times.sort((a, b) => a - b);
   const p = (q: number) =>
     times[Math.min(times.length - 1, Math.floor((q / 100) * times.length))]!.toFixed(1);
-  console.log(`${name} («${query}»): p50 ${p(50)} ms, max ${p(100)} ms, ${outcome}`);
+  console.log(`${name}: p50 ${p(50)} ms, max ${p(100)} ms, ${outcome}`);
+}
+
+for (const [name, query, limit] of QUERIES) {
+  const words = searchWords(query);
+  measure(`${name} («${query}»)`, () =>
+    Array.isArray(words)
+      ? `${read.searchOperations({ ...period, words, limit }).length} rows`
+      : `refused: ${words.refused} (validation_error)`,
+  );
+}
+
+// The totals of the whole period (every match, not a page), as search_operations adds them.
+const someInn = db
+  .query<{ inn: string }, [string]>(
+    "SELECT counterparty_inn AS inn FROM operations WHERE bank_account_id = ? LIMIT 1",
+  )
+  .get(period.bankAccountId)!.inn;
+const TOTALS: [string, Partial<TotalsFilter> & { query?: string }][] = [
+  ["no filter", {}],
+  ["direction", { direction: "debit" }],
+  ["amount 1k-10k ₽", { amountMinKopecks: 100_000, amountMaxKopecks: 1_000_000 }],
+  ["amount from 1 ₽ (nearly all)", { amountMinKopecks: 100 }],
+  ["counterparty_inn", { counterpartyInn: someInn }],
+  ["a common word", { query: "оплата" }],
+  ["two common words", { query: "оплата счёту" }],
+  ["a word of 10 letters", { query: "перечислен" }],
+  ["a word in no operation", { query: "сувенир" }],
+  ["a word and a direction", { query: "оплата", direction: "credit" }],
+];
+for (const [name, { query, ...filter }] of TOTALS) {
+  const words = query === undefined ? undefined : (searchWords(query) as string[]);
+  measure(`totals, ${name}${query ? ` («${query}»)` : ""}`, () => {
+    const t = read.searchTotals({ ...period, ...filter, words });
+    return `count ${t.count}`;
+  });
 }
 opened.close();

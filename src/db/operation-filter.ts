@@ -15,6 +15,9 @@ export interface OperationFilter {
   limit: number;
 }
 
+/** The filter over the whole asked period, no page of it: what search_operations' totals sum. */
+export type TotalsFilter = Omit<OperationFilter, "after" | "limit">;
+
 /** The fewest letters or digits a searched part of a word has (see `searchWords`). */
 export const SEARCH_MIN_CHARS = 2;
 /** The most words one search looks for. */

@@ -56,3 +56,28 @@ export function operationFromRow(r: OperationDbRow): StatementOperation {
     ...(r.budget_fields === null ? {} : { budget: JSON.parse(r.budget_fields) as BudgetFields }),
   };
 }
+
+/** How many operations matched, and their credit and debit sums in kopecks. */
+export interface OperationTotals {
+  count: number;
+  creditKopecks: number;
+  debitKopecks: number;
+}
+
+/**
+ * The totals of the operations `o` a statement selects, as one row `{count, credit, debit}` the
+ * same on either store (PostgreSQL's sum of bigint is numeric: cast back to bigint).
+ */
+export const TOTALS_COLUMNS = `count(*) AS count,
+  CAST(coalesce(sum(CASE WHEN o.direction = 'credit' THEN o.amount END), 0) AS bigint) AS credit,
+  CAST(coalesce(sum(CASE WHEN o.direction = 'debit' THEN o.amount END), 0) AS bigint) AS debit`;
+
+export interface TotalsDbRow {
+  count: number;
+  credit: number;
+  debit: number;
+}
+
+export function totalsFromRow(r: TotalsDbRow): OperationTotals {
+  return { count: r.count, creditKopecks: r.credit, debitKopecks: r.debit };
+}

@@ -14,7 +14,9 @@ import fc from "fast-check";
 import type postgres from "postgres";
 import { migrate, type OpenedDatabase, openDatabase } from "../../src/db/open";
 import { searchWords } from "../../src/db/operation-filter";
+import type { OperationTotals } from "../../src/db/operation-rows";
 import {
+  operationTotals,
   type PgOperationFilter,
   type SearchTuning,
   searchOperations,
@@ -236,6 +238,15 @@ function plainFilter(rows: Row[], f: PgOperationFilter): string[] {
     .map(([, id]) => id);
 }
 
+/** The count and sums of the rows the plain filter finds over the whole period (no page, no key). */
+function plainTotals(rows: Row[], f: PgOperationFilter): OperationTotals {
+  const ids = new Set(plainFilter(rows, { ...f, after: undefined }));
+  const found = rows.filter((r) => r.bank_account_id === f.bankAccountId && ids.has(r.operation_id));
+  const sum = (direction: Row["direction"]) =>
+    found.filter((r) => r.direction === direction).reduce((s, r) => s + r.amount, 0);
+  return { count: found.length, creditKopecks: sum("credit"), debitKopecks: sum("debit") };
+}
+
 /** The words the tool searches for in `text`; undefined when it would refuse the query. */
 function searched(text: string): string[] | undefined {
   const words = searchWords(text);
@@ -282,6 +293,14 @@ class Stores {
     const fromPg = searchOperations(this.pg, f, this.tuning);
     const fromSqlite = this.read.searchOperations(f);
     expect(fromPg).toEqual(fromSqlite);
+    return fromPg;
+  }
+
+  /** The totals of the filter's whole period from each store; they must be equal. */
+  totals(f: PgOperationFilter): OperationTotals {
+    const { after: _, limit: __, ...whole } = f;
+    const fromPg = operationTotals(this.pg, whole);
+    expect(fromPg).toEqual(this.read.searchTotals(whole));
     return fromPg;
   }
 
@@ -405,10 +424,25 @@ describe("search on PostgreSQL = the SQLite read model = a plain filter", () => 
         for (const w of new Set([t.slice(0, 1), t.slice(0, 3), t])) {
           const f = { bankAccountId: ACCOUNTS[0]!, dateFrom: day(0), dateTo: day(59), words: [w], limit: 3 };
           expect({ w, ids: stores.pages(f, 3) }).toEqual({ w, ids: plainFilter(rows, f) });
+          expect({ w, totals: stores.totals(f) }).toEqual({ w, totals: plainTotals(rows, f) });
         }
       }
     }, 120_000);
   }
+
+  // The totals do not depend on the plan sizes: one statement, the same for every page.
+  test("random queries: the totals of the whole period, the same on both stores and by the plain filter", () => {
+    let nonEmpty = 0;
+    fc.assert(
+      fc.property(filter, (f) => {
+        const totals = stores.totals(f);
+        expect(totals).toEqual(plainTotals(rows, f));
+        if (totals.count > 0) nonEmpty++;
+      }),
+      { numRuns: 300, seed: 4243 },
+    );
+    expect(nonEmpty).toBeGreaterThan(100);
+  }, 120_000);
 });
 
 describe("named cases", () => {
@@ -446,6 +480,7 @@ describe("named cases", () => {
     };
     const ids = stores.pages(f);
     expect(ids).toEqual(plainFilter(rows, f));
+    expect(stores.totals(f)).toEqual(plainTotals(rows, f));
     return ids;
   };
 
@@ -615,6 +650,20 @@ describe("plans: a search reads only the asked account's operations", () => {
         );
       }
     }
+    for (const words of [["опл"], ["счет-факт"], undefined]) {
+      for (const counterpartyInn of [undefined, INNS[0]]) {
+        for (const amounts of [{}, { amountMinKopecks: 1000, amountMaxKopecks: 50_000 }]) {
+          operationTotals(recording, {
+            bankAccountId: ACCOUNTS[1]!,
+            dateFrom: day(0),
+            dateTo: day(59),
+            words,
+            counterpartyInn,
+            ...amounts,
+          });
+        }
+      }
+    }
     expect(statements.some((s) => s.text.includes("svc_search_days("))).toBe(true);
     // As on a table too large to read whole: the planner must find a plan within the account.
     stores.pg.prepare("SET enable_seqscan = off").run();
@@ -680,13 +729,16 @@ describe("the budget", () => {
     const f = { bankAccountId: ACCOUNTS[0]!, dateFrom: day(0), dateTo: day(59), limit: 3 };
     for (const words of [["опл"], undefined]) {
       expect(() => searchOperations(slow, { ...f, words }, undefined, 200)).toThrow(SearchBudgetExceeded);
+      expect(() => operationTotals(slow, { ...f, words }, 200)).toThrow(SearchBudgetExceeded);
     }
     // Nothing left of the budget: refused before a statement runs.
     expect(() => searchOperations(stores.pg, { ...f, words: ["опл"] }, undefined, 0)).toThrow(
       SearchBudgetExceeded,
     );
+    expect(() => operationTotals(stores.pg, f, 0)).toThrow(SearchBudgetExceeded);
     // SET LOCAL: the connection's own timeout is back once the search's transaction ends.
     expect(stores.pg.prepare<{ statement_timeout: string }>("SHOW statement_timeout").get()).toEqual(before);
     expect(searchOperations(stores.pg, { ...f, words: ["опл"] })).toHaveLength(3);
+    expect(operationTotals(stores.pg, { ...f, words: ["опл"] }).count).toBeGreaterThan(3);
   }, 60_000);
 });

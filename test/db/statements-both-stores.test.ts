@@ -2,10 +2,12 @@
 // StatementRepository on both stores: orders (idempotent per token and external id), operations
 // shared between overlapping statements, the lifecycle, balances (never older), the poller's due
 // list and paging give the same rows; on PostgreSQL two replicas ordering the same statement at
-// the same moment end with one order (the loser's transaction runs again and finds it).
+// the same moment end with one order (the loser's transaction runs again and finds it); the
+// search's totals count an operation two statements hold once.
 import { describe, expect, test } from "bun:test";
 import type { SqlPort } from "../../src/db/sql-port";
 import type { DocType } from "../../src/formats/types";
+import { McpReadModel } from "../../src/mcp/read-model";
 import { type NewStatement, StatementRepository } from "../../src/statements/repository";
 import { twoStores, UNCACHED } from "../helpers/pg";
 import { statementOperation } from "../helpers/rows";
@@ -94,6 +96,15 @@ function scenario(port: SqlPort) {
     page2: repo
       .list({ apiTokenId: "t1", limit: 5, before: { created_at: "2026-11-20T10:00:01.000Z", id: "s2" } })
       .map((s) => s.id),
+    // search_operations' totals over what both statements hold (o2 twice): each operation once.
+    totals: [undefined, ["ЕЛКИ"], ["счет", "12"], ["зебра"]].map((words) =>
+      new McpReadModel(port).searchTotals({
+        bankAccountId: "acc1",
+        dateFrom: "2026-10-01",
+        dateTo: "2026-10-31",
+        words,
+      }),
+    ),
   };
 }
 
@@ -123,6 +134,8 @@ describe("statements on both stores", () => {
     });
     expect(onSqlite!.list).toEqual(["s2"]);
     expect(onSqlite!.page2).toEqual(["s1"]);
+    const all = { count: 3, creditKopecks: 2 ** 40 + 6, debitKopecks: 0 };
+    expect(onSqlite!.totals).toEqual([all, all, all, { count: 0, creditKopecks: 0, debitKopecks: 0 }]);
   });
 
   test("PostgreSQL: two replicas ordering the same statement at once end with one order", () => {

@@ -199,6 +199,18 @@ describe("search_operations: another company's operations are never the search's
           limit,
         });
       }
+      // The totals of the whole period: the same reads, every page of candidates.
+      for (const words of [["сувенир"], ["аренда"], ["сувенирная", "продукция"], undefined]) {
+        for (const counterpartyInn of [undefined, "7707083893"]) {
+          read.searchTotals({
+            bankAccountId: a.account.bank_account_id,
+            dateFrom: PERIOD.date_from,
+            dateTo: PERIOD.date_to,
+            words: words && [...words],
+            counterpartyInn,
+          });
+        }
+      }
       const plans = statements.map((s) => planOf(t, s));
       expect(plans.length).toBeGreaterThan(0);
       for (const plan of plans) {

@@ -1,8 +1,17 @@
 // search_operations on PostgreSQL: the same rows in the same order as McpReadModel.searchOperations
-// on SQLite, served by the search column and functions of migrations-pg/0004_operations_search.sql.
+// on SQLite, and the same totals, served by the search column and functions of
+// migrations-pg/0004_operations_search.sql.
 import type { StatementOperation } from "../../formats/types";
-import type { OperationFilter } from "../operation-filter";
-import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../operation-rows";
+import type { OperationFilter, TotalsFilter } from "../operation-filter";
+import {
+  OPERATION_COLUMNS,
+  type OperationDbRow,
+  type OperationTotals,
+  operationFromRow,
+  TOTALS_COLUMNS,
+  type TotalsDbRow,
+  totalsFromRow,
+} from "../operation-rows";
 import { SEARCH_LIMITS, SearchBudgetExceeded } from "../search-limits";
 import type { SqlArray, SqlPort, SqlValue } from "../sql-port";
 import { PgQueryError } from "./sync-client";
@@ -52,10 +61,8 @@ interface Clause {
 }
 
 /**
- * Stored operations of one account matching the filter, ordered by (doc_date, operation_id), in
- * one read-only transaction whose statements may take `budgetMs` in all: each runs with
- * `statement_timeout` set to what is left; one cancelled by it, or a search with nothing left,
- * throws SearchBudgetExceeded (never a partial answer).
+ * Stored operations of one account matching the filter, ordered by (doc_date, operation_id),
+ * within `budgetMs` (see `withinBudget`).
  */
 export function searchOperations(
   port: SqlPort,
@@ -63,6 +70,40 @@ export function searchOperations(
   tuning: SearchTuning = TUNING,
   budgetMs: number = SEARCH_LIMITS.postgresMs,
 ): StatementOperation[] {
+  return withinBudget(port, budgetMs, (budget) => search(port, f, tuning, budget));
+}
+
+/**
+ * The count and sums of every stored operation of the account in the period that matches the
+ * filter: exactly the operations `searchOperations` gives over all pages, each once. One statement
+ * within the budget: without words an aggregate over the account's b-tree; with words the
+ * period's days in one lookup of the day-keyed index, every match checked on its row.
+ */
+export function operationTotals(
+  port: SqlPort,
+  f: TotalsFilter,
+  budgetMs: number = SEARCH_LIMITS.postgresMs,
+): OperationTotals {
+  return withinBudget(port, budgetMs, (budget) => {
+    budget();
+    const o = conditions(f, undefined);
+    const statement: Clause =
+      f.words === undefined
+        ? {
+            text: `SELECT ${TOTALS_COLUMNS} FROM operations o WHERE ${o.filters.text} ${o.inPeriod.text}`,
+            params: [...o.filters.params, ...o.inPeriod.params],
+          }
+        : textTotalsStatement({ ...f, words: f.words }, o);
+    return totalsFromRow(all<TotalsDbRow>(port, statement)[0]!);
+  });
+}
+
+/**
+ * `work` in one read-only transaction whose statements may take `budgetMs` in all: `budget()`
+ * sets each one's `statement_timeout` to what is left; one cancelled by it, or a call with
+ * nothing left, throws SearchBudgetExceeded (never a partial answer).
+ */
+function withinBudget<T>(port: SqlPort, budgetMs: number, work: (budget: () => void) => T): T {
   const deadline = performance.now() + budgetMs;
   const timeout = port.prepare<{ t: string }, [string]>(
     "SELECT set_config('statement_timeout', ?, true) AS t",
@@ -73,7 +114,7 @@ export function searchOperations(
     timeout.get(`${left}ms`);
   };
   try {
-    return port.transaction(() => search(port, f, tuning, budget));
+    return port.transaction(() => work(budget));
   } catch (e) {
     // 57014: query_canceled, here by the statement timeout the search set.
     if (e instanceof PgQueryError && e.code === "57014") {
@@ -207,6 +248,40 @@ function textStatement(
 }
 
 /**
+ * The totals of the text's matches: every day of the period in one lookup of the day-keyed index
+ * (only the account's entries of those days, narrowed by a counterparty or an amount range asked
+ * with the words), each match checked on its row as the search checks it. The filters are hidden
+ * from the b-trees as in the search's spans: the index's matches are few beside the account's
+ * operations in the period, and the index alone finds them within the account.
+ */
+function textTotalsStatement(
+  f: TotalsFilter & { words: string[] },
+  o: ReturnType<typeof conditions>,
+): Clause {
+  return {
+    text: `SELECT ${TOTALS_COLUMNS} FROM operations o
+      WHERE svc_search_days(o.bank_account_id || '|' || o.doc_date, o.counterparty_inn, o.amount, o.search)
+            @@ svc_search_days_query(?::text[], ?::text, ?::int[],
+                 ARRAY(SELECT ?::text || '|' || to_char(d, 'YYYY-MM-DD')
+                         FROM generate_series(?::date, ?::date, interval '1 day') AS d))
+        AND o.search @@ (SELECT svc_search_query(?::text[]))
+        AND ${o.rowFilters.text} AND o.doc_date || '' >= ? AND o.doc_date || '' <= ?`,
+    params: [
+      f.words,
+      f.counterpartyInn ?? null,
+      process.env.NOBUCKETS ? null : amountBuckets(f),
+      f.bankAccountId,
+      f.dateFrom,
+      f.dateTo,
+      f.words,
+      ...o.rowFilters.params,
+      f.dateFrom,
+      f.dateTo,
+    ],
+  };
+}
+
+/**
  * The filter as SQL, the period and the text aside. `ordered`: what an index serves in
  * (doc_date, operation_id) order (the account, the counterparty), so that a window of candidates
  * and its edge are read from the index alone; `checked`: what only the row tells (amount,
@@ -215,7 +290,7 @@ function textStatement(
  * an account's or an amount range's hundreds of thousands costs far more than checking them.
  * `inPeriod`: the period, after `from`.
  */
-function conditions(f: PgOperationFilter, from: Key | undefined) {
+function conditions(f: TotalsFilter, from: Key | undefined) {
   const ordered = (text: string): Clause => {
     const c: Clause = { text: `o.bank_account_id${text} = ?`, params: [f.bankAccountId] };
     if (f.counterpartyInn !== undefined) {
@@ -265,7 +340,7 @@ function conditions(f: PgOperationFilter, from: Key | undefined) {
  * The amount buckets (svc_amount_bucket: bit length, -1 below zero) a range can fall in; null
  * without a range. The range's own bounds are checked on the row.
  */
-function amountBuckets(f: PgOperationFilter): number[] | null {
+function amountBuckets(f: TotalsFilter): number[] | null {
   if (f.amountMinKopecks === undefined && f.amountMaxKopecks === undefined) return null;
   const bucket = (kopecks: number) =>
     kopecks < 0 ? -1 : kopecks === 0 ? 0 : Math.floor(kopecks).toString(2).length;

@@ -1,8 +1,17 @@
 // search_operations on SQLite: the account's candidates in (doc_date, operation_id) order, a page at
-// a time, each page looked up in the FTS5 index only within its own rowids, within a budget.
+// a time, each page looked up in the FTS5 index only within its own rowids, within a budget; and
+// the totals of every match in the period, read the same way.
+import { addKopecks } from "../../formats/money";
 import type { StatementOperation } from "../../formats/types";
-import { type OperationFilter, WORD_PART } from "../operation-filter";
-import { OPERATION_COLUMNS, operationFromRow } from "../operation-rows";
+import { type OperationFilter, type TotalsFilter, WORD_PART } from "../operation-filter";
+import {
+  OPERATION_COLUMNS,
+  type OperationTotals,
+  operationFromRow,
+  TOTALS_COLUMNS,
+  type TotalsDbRow,
+  totalsFromRow,
+} from "../operation-rows";
 import { words as foldedWords } from "../pg/search-vector";
 import { SearchBudgetExceeded, type SearchLimits } from "../search-limits";
 import type { SqlPort } from "../sql-port";
@@ -12,17 +21,15 @@ type OperationRow = Parameters<typeof operationFromRow>[0];
 /**
  * Stored operations of one account, ordered by (doc_date, operation_id). Operations are unique per
  * (account, operation_id), so one held by two overlapping statements comes back once. Served by
- * operations_date_idx / operations_inn_idx / operations_amount_idx and the full-text index.
+ * operations_date_idx / operations_inn_idx / operations_amount_idx and the full-text index; a text
+ * search reads the account's candidates in pages of growing size (see `textMatches`).
  */
 export function searchOperations(
   port: SqlPort,
   f: OperationFilter,
   limits: SearchLimits,
 ): StatementOperation[] {
-  const base = candidateFilter(f, f.after);
-  // With a counterparty, its index serves both the filter and the order; left to itself the
-  // planner prefers the date index for the ORDER BY and scans the whole period.
-  const from = `operations o ${f.counterpartyInn !== undefined ? "INDEXED BY operations_inn_idx" : ""}`;
+  const from = fromOperations(f);
   const order = "ORDER BY o.doc_date, o.operation_id";
   const run = (sql: string, p: (string | number)[]) =>
     port
@@ -30,33 +37,116 @@ export function searchOperations(
       .all(...p)
       .map(operationFromRow);
   if (f.words === undefined) {
+    const base = candidateFilter(f, f.after);
     return run(
       `SELECT ${OPERATION_COLUMNS} FROM ${from} WHERE ${base.where.join(" AND ")} ${order} LIMIT ?`,
       [...base.params, f.limit],
     );
   }
-  // Text. The account's candidates are read in order, in pages of growing size, and each page
-  // is checked against the full-text index within its own rowids, in one statement: one lookup
-  // per block of neighbouring rowids holding candidates (see RUN_BITS). No lookup's range spans
-  // another company's statement, and none reads the whole index. The answer is exact once it fills the page or the candidates run
-  // out; a search that would read more than its limits stops with SearchBudgetExceeded.
-  const cut = f.words.some((w) => ftsWord(w) !== w);
+  // Pages of growing size: a common word fills the page within the first few candidates.
   const found: number[] = [];
+  for (const matched of textMatches(
+    port,
+    { ...f, words: f.words },
+    f.after,
+    limits,
+    (page) => f.limit * (PAGE_GROWTH[page] ?? SQLITE_PAGE_MAX),
+    () => f.limit - found.length,
+  )) {
+    found.push(...matched.slice(0, f.limit - found.length));
+    if (found.length >= f.limit) break;
+  }
+  if (found.length === 0) return [];
+  return run(
+    `SELECT ${OPERATION_COLUMNS} FROM operations o WHERE o.id IN (${found.map(() => "?").join(",")}) ${order}`,
+    found,
+  );
+}
+
+/**
+ * The count and sums of every stored operation of the account in the period that matches the
+ * filter: exactly the operations `searchOperations` gives over all pages, each once. Without
+ * words one aggregate over the account's index; with words every candidate of the period is read
+ * as the search reads them, in pages of SQLITE_PAGE_MAX, within the same budget.
+ */
+export function operationTotals(port: SqlPort, f: TotalsFilter, limits: SearchLimits): OperationTotals {
+  if (f.words === undefined) {
+    const base = candidateFilter(f, undefined);
+    // Through an index of the period, whatever else is asked: it reads the period's rows at most.
+    // The planner takes operations_amount_idx for an amount range, which reads the range over the
+    // account's whole history (ten times longer for a wide range, on an account with two periods).
+    const index = f.counterpartyInn !== undefined ? "operations_inn_idx" : "operations_date_idx";
+    return totalsFromRow(
+      port
+        .prepare<TotalsDbRow, (string | number)[]>(
+          `SELECT ${TOTALS_COLUMNS} FROM operations o INDEXED BY ${index} WHERE ${base.where.join(" AND ")}`,
+        )
+        .get(...base.params)!,
+    );
+  }
+  let totals: OperationTotals = { count: 0, creditKopecks: 0, debitKopecks: 0 };
+  const page = () => SQLITE_PAGE_MAX;
+  for (const matched of textMatches(port, { ...f, words: f.words }, undefined, limits, page, page)) {
+    if (matched.length === 0) continue;
+    const sums = totalsFromRow(
+      port
+        .prepare<TotalsDbRow, number[]>(
+          `SELECT ${TOTALS_COLUMNS} FROM operations o WHERE o.id IN (${matched.map(() => "?").join(",")})`,
+        )
+        .get(...matched)!,
+    );
+    totals = {
+      count: totals.count + sums.count,
+      creditKopecks: addExactly(totals.creditKopecks, sums.creditKopecks),
+      debitKopecks: addExactly(totals.debitKopecks, sums.debitKopecks),
+    };
+  }
+  return totals;
+}
+
+function addExactly(a: number, b: number): number {
+  const total = addKopecks(a, b);
+  if (total === null) throw new RangeError("operation totals beyond 2^53 kopecks");
+  return total;
+}
+
+/**
+ * With a counterparty, its index serves both the filter and the order; left to itself the
+ * planner prefers the date index for the ORDER BY and scans the whole period.
+ */
+function fromOperations(f: TotalsFilter): string {
+  return `operations o ${f.counterpartyInn !== undefined ? "INDEXED BY operations_inn_idx" : ""}`;
+}
+
+/**
+ * The account's operations after `after` that hold the words (rowids), a page of candidates at a
+ * time in (doc_date, operation_id) order. Each page, the next `size(page)` candidates are checked
+ * against the full-text index within their own rowids, in one statement: one lookup per block of
+ * neighbouring rowids holding candidates (see RUN_BITS). No lookup's range spans another company's
+ * statement, and none reads the whole index. A page gives at most `want()` matches, in order; it
+ * is exact once the caller has what it wants or the candidates run out. Past the limits'
+ * candidates or lookups it throws SearchBudgetExceeded.
+ */
+function* textMatches(
+  port: SqlPort,
+  f: TotalsFilter & { words: string[] },
+  after: OperationFilter["after"],
+  limits: SearchLimits,
+  size: (page: number) => number,
+  want: () => number,
+): Generator<number[]> {
+  const from = fromOperations(f);
+  const cut = f.words.some((w) => ftsWord(w) !== w);
   let read = 0;
   let lookups = 0;
-  let next = f.after;
-  for (let page = 0; found.length < f.limit; page++) {
-    const size = Math.min(
-      limits.candidateRows - read,
-      SQLITE_PAGE_MAX,
-      f.limit * (PAGE_GROWTH[page] ?? SQLITE_PAGE_MAX),
-    );
+  let next = after;
+  for (let page = 0; ; page++) {
+    const n = Math.min(limits.candidateRows - read, SQLITE_PAGE_MAX, size(page));
     // A word cut to the longest indexed prefix matches more than it says: every match of the
     // page is then checked against the whole word.
-    const need = cut ? Math.max(size, 1) : f.limit - found.length;
-    const step = textPage(port, f, from, next, Math.max(size, 1), need);
-    if (size <= 0) {
-      if (step.read === 0) break;
+    const step = textPage(port, f, from, next, Math.max(n, 1), cut ? Math.max(n, 1) : want());
+    if (n <= 0) {
+      if (step.read === 0) return;
       throw new SearchBudgetExceeded(`more than ${limits.candidateRows} operations to check`);
     }
     read += step.read;
@@ -65,15 +155,10 @@ export function searchOperations(
       throw new SearchBudgetExceeded(`more than ${limits.textLookups} full-text lookups`);
     }
     const matched = JSON.parse(step.found) as number[];
-    found.push(...(cut ? wholeWords(port, matched, f.words).slice(0, f.limit - found.length) : matched));
-    if (step.read < size || step.last_date === null) break;
+    yield cut ? wholeWords(port, matched, f.words) : matched;
+    if (step.read < n || step.last_date === null) return;
     next = { doc_date: step.last_date, operation_id: step.last_id! };
   }
-  if (found.length === 0) return [];
-  return run(
-    `SELECT ${OPERATION_COLUMNS} FROM operations o WHERE o.id IN (${found.map(() => "?").join(",")}) ${order}`,
-    found,
-  );
 }
 
 /**
@@ -90,12 +175,16 @@ function wholeWords(port: SqlPort, ids: number[], words: string[]): number[] {
           WHERE id IN (${ids.map(() => "?").join(",")})`,
       )
       .all(...ids)
-      .map((r) => [r.id, [r.purpose, r.payer_name, r.payee_name, r.doc_number].map(foldedWords)] as const),
+      .map((r) => [r.id, [r.purpose, r.payer_name, r.payee_name, r.doc_number]] as const),
   );
   const phrases = words.map(foldedWords).filter((parts) => parts.length > 0);
   return ids.filter((id) => {
     const columns = texts.get(id) ?? [];
-    return phrases.every((parts) => columns.some((tokens) => holdsPhrase(tokens, parts)));
+    // Each column folded only when a word is looked for in it: the first often holds every word,
+    // and folding is most of the check's time (a totals query checks every match of the period).
+    const folded: string[][] = [];
+    const tokens = (i: number) => (folded[i] ??= foldedWords(columns[i]!));
+    return phrases.every((parts) => columns.some((_, i) => holdsPhrase(tokens(i), parts)));
   });
 }
 
@@ -107,7 +196,7 @@ function wholeWords(port: SqlPort, ids: number[], words: string[]): number[] {
  */
 function textPage(
   port: SqlPort,
-  f: OperationFilter,
+  f: TotalsFilter & { words: string[] },
   from: string,
   after: OperationFilter["after"],
   size: number,
@@ -131,7 +220,7 @@ function textPage(
               (SELECT doc_date FROM c ORDER BY doc_date DESC, operation_id DESC LIMIT 1) AS last_date,
               (SELECT operation_id FROM c ORDER BY doc_date DESC, operation_id DESC LIMIT 1) AS last_id`,
     )
-    .get(...q.params, size, ftsQuery(f.words!), need)!;
+    .get(...q.params, size, ftsQuery(f.words), need)!;
 }
 
 interface TextPage {
@@ -150,7 +239,7 @@ interface TextPage {
  * earlier page again).
  */
 function candidateFilter(
-  f: OperationFilter,
+  f: TotalsFilter,
   after: OperationFilter["after"],
 ): { where: string[]; params: (string | number)[] } {
   const where = ["o.bank_account_id = ?", "o.doc_date <= ?"];
