@@ -30,7 +30,6 @@ import { dateInZone } from "../src/core/clock";
 import { type OwnDatabase, ownDatabase } from "../test/helpers/pg";
 import { ROOT, type RunningProcess, startServe, tempDir } from "../test/helpers/server";
 import { bankFile } from "../test/statements/import-support";
-import { type TokenRow, tokenRows } from "./tokens";
 import { describeMachine } from "./lib/machine";
 import {
   databaseUrl,
@@ -57,6 +56,7 @@ import {
   statelessCallRequests,
 } from "./lib/svc";
 import { BENCH_DIR, runWrk, type WrkResult, writeRequests } from "./lib/wrk";
+import { type TokenRow, tokenRows } from "./tokens";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);

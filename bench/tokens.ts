@@ -40,7 +40,12 @@ async function answers(
   const session = await initSession(t, token);
   const statementId = await readyStatement(t, accountId, "2026-10-01", "2026-10-31");
   const rows: TokenRow[] = [];
-  const measure = async (answer: string, tool: string, args: Record<string, unknown>, budget: number | null) => {
+  const measure = async (
+    answer: string,
+    tool: string,
+    args: Record<string, unknown>,
+    budget: number | null,
+  ) => {
     const r = await callTool(t, token, session, tool, args);
     if (r.isError) throw new Error(`${tool}: ${r.content[0]?.text}`);
     const ops = r.structuredContent.operations as unknown[] | undefined;
@@ -52,9 +57,19 @@ async function answers(
       budget,
     });
   };
-  await measure("get_statement October 2026", "get_statement", { statement_id: statementId }, budgets.statement);
+  await measure(
+    "get_statement October 2026",
+    "get_statement",
+    { statement_id: statementId },
+    budgets.statement,
+  );
   const period = { bank_account_id: accountId, date_from: "2026-10-01", date_to: "2026-10-31" };
-  await measure("search_operations limit 50", "search_operations", { ...period, limit: 50 }, budgets.search50);
+  await measure(
+    "search_operations limit 50",
+    "search_operations",
+    { ...period, limit: 50 },
+    budgets.search50,
+  );
   await measure("search_operations limit 100", "search_operations", { ...period, limit: 100 }, null);
   return rows;
 }
@@ -69,7 +84,10 @@ export async function tokenRows(): Promise<TokenRow[]> {
 
 if (import.meta.main) {
   for (const row of await tokenRows()) {
-    const budget = row.budget === null ? "" : ` (budget ${row.budget}: ${row.text_tokens <= row.budget ? "met" : "MISSED"})`;
+    const budget =
+      row.budget === null
+        ? ""
+        : ` (budget ${row.budget}: ${row.text_tokens <= row.budget ? "met" : "MISSED"})`;
     process.stdout.write(
       `${row.answer}: ${row.operations} operations, text ${row.text_tokens} tokens, JSON ${row.json_tokens}${budget}\n`,
     );

@@ -61,5 +61,5 @@ export function operationLine(op: OperationView): string {
 
 /** How a model asks for the next page, in the text it reads (the cursor is in structuredContent too). */
 export function nextPageLine(tool: string, cursor: string | null): string[] {
-  return cursor === null ? [] : [`Есть ещё: вызовите ${tool} с теми же аргументами и cursor="${cursor}".`];
+  return cursor === null ? [] : [`Дальше: ${tool} с теми же аргументами и cursor="${cursor}"`];
 }

@@ -1,9 +1,9 @@
 // What the agent tools read, and nothing else: plain SELECTs over a connection that the database
 // itself refuses to write through (store.readPort). No method here writes; the connection could not.
 import { DEFAULT_TIMEZONE } from "../core/clock";
-import type { OperationFilter } from "../db/operation-filter";
-import { OPERATION_COLUMNS, operationFromRow } from "../db/operation-rows";
-import { searchOperations } from "../db/operation-search";
+import type { OperationFilter, TotalsFilter } from "../db/operation-filter";
+import { OPERATION_COLUMNS, type OperationTotals, operationFromRow } from "../db/operation-rows";
+import { operationTotals, searchOperations } from "../db/operation-search";
 import type { RowCache } from "../db/row-cache";
 import { SEARCH_LIMITS, type SearchLimits } from "../db/search-limits";
 import type { SqlPort } from "../db/sql-port";
@@ -120,5 +120,14 @@ export class McpReadModel {
   /** Which days of `from`..`to` the ready statements of the account hold, as of `now` (statements/coverage.ts). */
   coverage(bankAccountId: string, from: string, to: string, now: Date): Coverage {
     return this.coverageReader.read(bankAccountId, from, to, now);
+  }
+
+  /**
+   * The count and credit and debit sums (kopecks) of every stored operation of one account in the
+   * whole period that matches the filter: the operations `searchOperations` gives over all pages,
+   * each once; within the same budget.
+   */
+  searchTotals(f: TotalsFilter): OperationTotals {
+    return operationTotals(this.port, f, this.searchLimits);
   }
 }

@@ -10,6 +10,7 @@ import {
   type VersionNegotiationMode,
 } from "@modelcontextprotocol/client";
 import { type AgentServer, startAgentServer, TOOL_NAMES } from "../helpers/agent-server";
+import { expectToolAnswer } from "../helpers/tool-answers";
 
 let agent: AgentServer;
 let server: AgentServer["server"];
@@ -43,6 +44,8 @@ type Structured = Record<string, unknown> & { next_cursor?: string | null };
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Structured> {
   const result = await client.callTool({ name, arguments: args });
   expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+  const tool = (await client.listTools()).tools.find((t) => t.name === name)!;
+  expectToolAnswer(tool, result);
   return result.structuredContent as Structured;
 }
 

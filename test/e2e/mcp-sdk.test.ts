@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RunningServer } from "../../src/main";
 import { type AgentServer, startAgentServer, TOOL_NAMES } from "../helpers/agent-server";
+import { expectToolAnswer } from "../helpers/tool-answers";
 
 const EXPECTED_TOOLS = TOOL_NAMES;
 
@@ -75,10 +76,12 @@ describe("MCP SDK client against the real server", () => {
       ["get_statement", { statement_id: statementId }],
       ["search_operations", { bank_account_id: accountId, date_from: dateFrom, date_to: dateTo }],
     ];
+    const { tools } = await client.listTools();
     for (const [name, args] of calls) {
       const result = await client.callTool({ name, arguments: args });
       expect({ name, isError: result.isError }).toEqual({ name, isError: false });
       expect(result.structuredContent).toBeDefined();
+      expectToolAnswer(tools.find((t) => t.name === name)!, result);
       expect((result._meta as { notice?: string } | undefined)?.notice).toContain("untrusted");
       expect(JSON.stringify(result)).not.toMatch(/\d{20}/);
     }

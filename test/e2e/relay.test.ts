@@ -10,6 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { TOOL_NAMES } from "../helpers/agent-server";
 import { BUN, ROOT, type RunningProcess, seedToken, startServe, tempDir } from "../helpers/server";
+import { expectToolAnswer } from "../helpers/tool-answers";
 
 const RELAY = ["run", join(ROOT, "cli/svc-mcp.ts")];
 const EXPECTED_TOOLS = TOOL_NAMES;
@@ -85,9 +86,12 @@ describe("svc-mcp relay (from source)", () => {
       const companies = await client.callTool({ name: "list_companies", arguments: {} });
       expect(companies.isError).toBe(false);
       expect((companies.structuredContent as { companies: unknown[] }).companies).toHaveLength(1);
+      const answered = (name: string, result: Parameters<typeof expectToolAnswer>[1]) =>
+        expectToolAnswer(tools.find((t) => t.name === name)!, result);
+      answered("list_companies", companies);
 
       const accounts = await client.callTool({ name: "list_bank_accounts", arguments: {} });
-      expect(accounts.isError).toBe(false);
+      answered("list_bank_accounts", accounts);
       const list = (accounts.structuredContent as { bank_accounts: { bank_account_id: string }[] })
         .bank_accounts;
       expect(list.map((a) => a.bank_account_id)).toEqual([accountId]);
@@ -96,19 +100,24 @@ describe("svc-mcp relay (from source)", () => {
         name: "get_balance",
         arguments: { bank_account_id: accountId },
       });
-      expect(balance.isError).toBe(false);
+      answered("get_balance", balance);
 
       const statements = await client.callTool({
         name: "list_statements",
         arguments: { bank_account_id: accountId },
       });
-      expect(statements.isError).toBe(false);
+      answered("list_statements", statements);
 
       const search = await client.callTool({
         name: "search_operations",
         arguments: { bank_account_id: accountId, date_from: "2026-01-01", date_to: "2026-01-31" },
       });
-      expect(search.isError).toBe(false);
+      answered("search_operations", search);
+      // No statement holds January: the text says so, and structuredContent has the same coverage.
+      expect((search.content as { text: string }[])[0]!.text.split("\n")[0]).toContain(
+        "нет данных за 01.01–31.01.2026",
+      );
+      expect((search.structuredContent as { coverage: { complete: boolean } }).coverage.complete).toBe(false);
 
       // Unknown tool: 404 from the service, -32601 to the agent.
       const unknown = await client.callTool({ name: "send_payment", arguments: {} }).then(
@@ -303,6 +312,12 @@ describe("svc-mcp relay and hosts of the stateless revision (2026-07-28)", () =>
         const accounts = await client.callTool({ name: "list_bank_accounts", arguments: {} });
         expect(accounts.isError).toBeFalsy();
         expect(JSON.stringify(accounts.structuredContent)).toContain(accountId);
+        expectToolAnswer(tools.find((t) => t.name === "list_bank_accounts")!, accounts);
+        const search = await client.callTool({
+          name: "search_operations",
+          arguments: { bank_account_id: accountId, date_from: "2026-01-01", date_to: "2026-01-31" },
+        });
+        expectToolAnswer(tools.find((t) => t.name === "search_operations")!, search);
       } finally {
         await client.close();
       }

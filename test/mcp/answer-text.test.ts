@@ -32,7 +32,8 @@ interface Summary {
   last_doc_date: string | null;
 }
 
-const OPERATION_LINE = /^(\d{4}-\d{2}-\d{2}) \| ([+−])([\d ]+,\d{2}) \| (.*?) \| ИНН (\S+) \| № (.*?) \| (.*)$/u;
+const OPERATION_LINE =
+  /^(\d{4}-\d{2}-\d{2}) \| ([+−])([\d ]+,\d{2}) \| (.*?) \| ИНН (\S+) \| № (.*?) \| (.*)$/u;
 
 const rub = (amount: number) => formatRubles(Math.round(amount * 100));
 
@@ -100,7 +101,12 @@ describe("get_statement", () => {
       2,
     );
     expect(summary.first_doc_date).toBe(ops.map((o) => o.doc_date).sort()[0]!);
-    expect(summary.last_doc_date).toBe(ops.map((o) => o.doc_date).sort().at(-1)!);
+    expect(summary.last_doc_date).toBe(
+      ops
+        .map((o) => o.doc_date)
+        .sort()
+        .at(-1)!,
+    );
 
     // Not the JSON of structuredContent: the first line says the period, count, totals, balances.
     expect(() => JSON.parse(text)).toThrow();
@@ -147,6 +153,98 @@ describe("get_statement", () => {
     expect(statement.status).toBe("failed");
     expect(text).toContain(statement.error.code);
     expect(operationLines(text)).toHaveLength(0);
+  });
+});
+
+describe("search_operations", () => {
+  test("the first line carries the totals of every match and names the days without data", async () => {
+    const { t, call, accountId } = await agent();
+    // Statements for 20.10–26.10 and 01.11–05.11; nothing ordered for 27.10–31.10.
+    await readyStatement(t, accountId, "2026-10-20", "2026-10-26");
+    await readyStatement(t, accountId, "2026-11-01", "2026-11-05");
+    const args = { bank_account_id: accountId, date_from: "2026-10-25", date_to: "2026-11-02", limit: 5 };
+    const r = await call("search_operations", args);
+    const text = textOf(r);
+    const totals = r.structuredContent.totals as { count: number; total_credit: number; total_debit: number };
+    const ops = r.structuredContent.operations as Op[];
+    expect(totals.count).toBeGreaterThan(ops.length);
+    const [first, ...rest] = text.split("\n");
+    expect(first).toContain("25.10–02.11.2026");
+    expect(first).toContain(`${totals.count} операц`);
+    expect(first).toContain(`+${rub(totals.total_credit)}`);
+    expect(first).toContain(`−${rub(totals.total_debit)}`);
+    // The gap in words, on the first line: a model cannot miss it.
+    expect(first).toContain("нет данных за 27.10–31.10");
+    expect((r.structuredContent.coverage as { complete: boolean }).complete).toBe(false);
+    const lines = operationLines(rest.join("\n"));
+    expect(lines).toHaveLength(ops.length);
+    lines.forEach((line, i) => {
+      expectLineOf(line, ops[i]!);
+    });
+    // The next page from the text alone: the same totals, the next lines.
+    const cursor = /cursor="([^"]+)"/.exec(text)?.[1];
+    expect(cursor).toBe(r.structuredContent.next_cursor as string);
+    const next = await call("search_operations", { ...args, cursor });
+    expect(textOf(next).split("\n")[0]).toBe(
+      first!.replace(
+        `на этой странице ${ops.length}`,
+        `на этой странице ${(next.structuredContent.operations as Op[]).length}`,
+      ),
+    );
+  });
+
+  test("every day held says so; March with nothing ordered finds nothing and says the days have no data", async () => {
+    const { t, call, accountId } = await agent();
+    await readyStatement(t, accountId, "2026-11-01", "2026-11-10");
+    const full = textOf(
+      await call("search_operations", {
+        bank_account_id: accountId,
+        date_from: "2026-11-02",
+        date_to: "2026-11-09",
+      }),
+    );
+    expect(full.split("\n")[0]).toContain("Данные есть за каждый день периода");
+    const march = await call("search_operations", {
+      bank_account_id: accountId,
+      date_from: "2026-03-01",
+      date_to: "2026-03-31",
+    });
+    const first = textOf(march).split("\n")[0]!;
+    expect(first).toContain("ничего не найдено");
+    expect(first).toContain("нет данных за 01.03–31.03.2026");
+    expect((march.structuredContent.totals as { count: number }).count).toBe(0);
+  });
+
+  test("today is partial and the days after it have not come", async () => {
+    const { t, call, accountId } = await agent();
+    await readyStatement(t, accountId, "2026-11-15", "2026-11-20");
+    const first = textOf(
+      await call("search_operations", {
+        bank_account_id: accountId,
+        date_from: "2026-11-15",
+        date_to: "2026-11-25",
+      }),
+    ).split("\n")[0]!;
+    expect(first).toContain("за 20.11.2026 данные неполные");
+    expect(first).toContain("21.11–25.11.2026 ещё не наступили");
+    expect(first).not.toContain("нет данных");
+  });
+
+  test("limit 50 on the demo account's October fits in 4,000 tokens", async () => {
+    const t = makeTestApp({}, "2026-11-26T09:00:00Z");
+    const demo = seedDemo(t.services.admin)!;
+    const main = demo.accounts.find((a) => a.alias === "main")!;
+    const session = await initSession(t, demo.mcpToken);
+    await readyStatement(t, main.bank_account_id, "2026-10-01", "2026-10-31");
+    const r = await callTool(t, demo.mcpToken, session, "search_operations", {
+      bank_account_id: main.bank_account_id,
+      date_from: "2026-10-01",
+      date_to: "2026-10-31",
+      limit: 50,
+    });
+    const text = textOf(r);
+    expect(operationLines(text)).toHaveLength(50);
+    expect(new Tiktoken(o200kBase).encode(text).length).toBeLessThanOrEqual(4_000);
   });
 });
 

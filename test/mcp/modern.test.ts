@@ -83,7 +83,8 @@ describe("stateless requests (2026-07-28)", () => {
     expect(result._meta[SERVER_INFO]).toMatchObject({ name: "svc" });
     expect(result).not.toHaveProperty("ttlMs");
     // The same compact text as the 2025 revision: one line per account, its id among them.
-    const accounts = (result.structuredContent as { bank_accounts: { bank_account_id: string }[] }).bank_accounts;
+    const accounts = (result.structuredContent as { bank_accounts: { bank_account_id: string }[] })
+      .bank_accounts;
     const text = (result.content as { text: string }[])[0]!.text;
     expect(text.split("\n").filter((l) => l.includes(accounts[0]!.bank_account_id))).toHaveLength(1);
   });

@@ -6,14 +6,16 @@ import {
   SEARCH_MAX_WORDS,
   SEARCH_MIN_CHARS,
   searchWords,
+  type TotalsFilter,
 } from "../../db/operation-filter";
 import { SearchBudgetExceeded } from "../../db/search-limits";
 import { isValidIsoDate } from "../../formats/dates";
-import { rublesToKopecks } from "../../formats/money";
+import { kopecksToJsonNumber, rublesToKopecks } from "../../formats/money";
 import { daysInclusive } from "../../statements/service";
 import { OperationSchema, operationView } from "../views";
 import { BankAccountId, Cursor, DATE_PATTERN, UNTRUSTED } from "./common";
 import type { ToolDefinition } from "./registry";
+import { searchText } from "./search-text";
 
 const SEARCH_MAX_DAYS = 90;
 const SEARCH_DEFAULT_LIMIT = 50;
@@ -77,10 +79,22 @@ const CoverageSchema = Type.Object(
   },
   { description: "Which days of the period the stored statements hold, for this account" },
 );
+const Totals = Type.Object(
+  {
+    count: Type.Integer(),
+    total_credit: Type.Number({ description: "Rubles" }),
+    total_debit: Type.Number({ description: "Rubles" }),
+  },
+  {
+    description:
+      "Every stored operation matching the filters in the whole period, not only this page; the same on every page",
+  },
+);
 const output = Type.Object({
   operations: Type.Array(OperationSchema),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: "null on the last page" }),
   coverage: CoverageSchema,
+  totals: Totals,
 });
 
 function kopecks(field: string, rubles: number | undefined): number | undefined {
@@ -119,11 +133,15 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
     "of at most 90 days; optional filters: amount_min/amount_max in rubles, counterparty_inn, " +
     "direction, and query (words in purpose, counterparty names, document number; case-insensitive). " +
     "Ordered by doc_date then operation_id; default 50 per page, at most 100; pass next_cursor for " +
-    "the next page. coverage says which days of the period stored statements hold: operations of " +
-    "missing days are not here, and partial days may lack operations after as_of; say so in answers. " +
+    "the next page. totals: count, total_credit and total_debit of every matching operation in the " +
+    "whole period, not only the page: quote them for sums, never add up pages. coverage: which days " +
+    "of the period svc holds statements for; operations of missing days are not here and partial " +
+    "days may lack operations after as_of. When coverage is not complete, tell the user which days " +
+    "have no data (the first line of the text names them) instead of reporting zero. " +
     `Amounts in rubles, account numbers masked. ${UNTRUSTED}`,
   inputSchema: input,
   outputSchema: output,
+  text: searchText,
   handler(args, { principal }, { access, read, cursors, clock }) {
     if (!isValidIsoDate(args.date_from)) throw validationError("date_from", "date_from: неверная дата");
     if (!isValidIsoDate(args.date_to)) throw validationError("date_to", "date_to: неверная дата");
@@ -168,20 +186,18 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
     }
     const account = access.account(principal, args.bank_account_id, "read_statements");
     const limit = args.limit ?? SEARCH_DEFAULT_LIMIT;
-    const rows = budgeted(() =>
-      read.searchOperations({
-        bankAccountId: account.id,
-        dateFrom: args.date_from,
-        dateTo: args.date_to,
-        amountMinKopecks: amountMin,
-        amountMaxKopecks: amountMax,
-        counterpartyInn: args.counterparty_inn,
-        direction: args.direction,
-        words,
-        after,
-        limit: limit + 1,
-      }),
-    );
+    const filter: TotalsFilter = {
+      bankAccountId: account.id,
+      dateFrom: args.date_from,
+      dateTo: args.date_to,
+      amountMinKopecks: amountMin,
+      amountMaxKopecks: amountMax,
+      counterpartyInn: args.counterparty_inn,
+      direction: args.direction,
+      words,
+    };
+    const rows = budgeted(() => read.searchOperations({ ...filter, after, limit: limit + 1 }));
+    const totals = budgeted(() => read.searchTotals(filter));
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
@@ -189,6 +205,11 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
       next_cursor:
         rows.length > limit && last ? cursors.seal([last.doc_date, last.operation_id], scope) : null,
       coverage: read.coverage(account.id, args.date_from, args.date_to, clock.now()),
+      totals: {
+        count: totals.count,
+        total_credit: kopecksToJsonNumber(totals.creditKopecks),
+        total_debit: kopecksToJsonNumber(totals.debitKopecks),
+      },
     };
   },
 };
