@@ -1,6 +1,6 @@
 // The benchmarks of svc: `make bench` (or `bun run bench/run.ts`). Not part of `bun test`.
 //
-// Sections (BENCH_ONLY=http,exports,search,orders,startup,postgres,abuse,tokens runs a subset; a subset run
+// Sections (BENCH_ONLY=http,exports,search,orders,startup,postgres,abuse,stall,tokens runs a subset; a subset run
 // writes its JSON to bench/results/partial.json instead of latest.json):
 //   http     wrk, same connections/threads/duration for: raw Bun.serve, svc REST poll, svc MCP
 //            tools/call get_balance, and the reference peer (MCP SDK + Express on Node)
@@ -17,6 +17,11 @@
 //   abuse    an unrelated REST poll's p50/p99, sequential, alone, then while one agent runs the
 //            worst search (one-character words) in a loop, then while another client also imports
 //            a 45 MB bank 1C file (49,600 documents); the import's time and its idempotent repeat
+//   stall    no client stalls the others: an unrelated REST poll (one every 5 ms) alone, then beside
+//            one client downloading a 62,000-operation statement's JSON export in a loop, beside an
+//            agent searching its month in a loop, and beside both; on SQLite, on PostgreSQL and on
+//            PostgreSQL through a proxy adding 0.25 ms each way (bench/lib/latency-proxy.ts); REST
+//            poll and MCP get_balance under wrk on that replica without and with the added round trip
 //   tokens   what agent answers cost a model's context (bench/tokens.ts): o200k_base tokens of the
 //            text and of structuredContent for the demo account's October statement and a search
 //            of 50 and 100, and the same on an account of about 500 operations a month
@@ -30,6 +35,7 @@ import { dateInZone } from "../src/core/clock";
 import { type OwnDatabase, ownDatabase } from "../test/helpers/pg";
 import { ROOT, type RunningProcess, startServe, tempDir } from "../test/helpers/server";
 import { bankFile } from "../test/statements/import-support";
+import { selectOneRoundTrip, startLatencyProxy } from "./lib/latency-proxy";
 import { describeMachine } from "./lib/machine";
 import {
   databaseUrl,
@@ -39,7 +45,7 @@ import {
   startPostgres,
   waitReadyOverHttp,
 } from "./lib/postgres";
-import { memoryOf, resetPeak, sampleMemory, spawnListener } from "./lib/proc";
+import { cpuSeconds, memoryOf, resetPeak, sampleMemory, spawnListener } from "./lib/proc";
 import {
   agentCallRequests,
   createAccount,
@@ -842,13 +848,7 @@ async function postgresSection() {
     const replicas: Replica[] = [];
     try {
       out.server_settings = await serverSettings(db.sql);
-      const env = {
-        SVC_DATABASE_URL: await databaseUrl(pg.url, db.sql),
-        // Every replica the same key: bank logins and paging cursors are sealed with it.
-        SVC_SECRET_KEY: randomBytes(32).toString("base64"),
-        SVC_BANK_POLL_INTERVAL_MS: String(PG_POLL_MS),
-      };
-      await pgReplicas(replicas, env, db, out);
+      await pgReplicas(replicas, await replicaEnv(pg.url, db), db, out);
     } finally {
       await Promise.allSettled(replicas.map((r) => r.stop()));
       // The whole cluster goes below: its connections ended, nothing to drop.
@@ -872,6 +872,79 @@ async function postgresSection() {
   }
 }
 
+/** The environment of a `svc serve` replica on the database of `db`. */
+async function replicaEnv(serverUrl: string, db: OwnDatabase): Promise<Record<string, string>> {
+  return {
+    SVC_DATABASE_URL: await databaseUrl(serverUrl, db.sql),
+    // Every replica the same key: bank logins and paging cursors are sealed with it.
+    SVC_SECRET_KEY: randomBytes(32).toString("base64"),
+    SVC_BANK_POLL_INTERVAL_MS: String(PG_POLL_MS),
+  };
+}
+
+/** What the wrk rows of a PostgreSQL replica rotate over: an account of 5 operations a day, TOKENS
+ *  integration tokens each with a ready one-day statement, and TOKENS agent tokens each with a
+ *  session (sessions are in the database: every replica of it takes them). */
+async function pollAndCallSeed(server: RunningProcess) {
+  const companyId = await createCompany(server);
+  const accountId = await createAccount(server, companyId, 5);
+  const integration = await createTokens(server, {
+    companyId,
+    accountIds: [accountId],
+    purpose: "integration",
+    count: TOKENS,
+  });
+  const agents = await createTokens(server, {
+    companyId,
+    accountIds: [accountId],
+    purpose: "mcp",
+    count: TOKENS,
+  });
+  const refresh = await server.admin("POST", `/bank-accounts/${accountId}/balance/refresh`);
+  if (!refresh.ok) throw new Error(`balance refresh: ${refresh.status}`);
+  const day = addDays(dateInZone(new Date(), TZ), -1);
+  const statements: string[] = [];
+  for (const [i, t] of integration.entries()) {
+    statements.push(
+      await orderStatement(server.url, t.token, { accountId, externalId: `poll-${i}`, from: day, to: day }),
+    );
+  }
+  await waitReadyOverHttp(
+    server.url,
+    integration.map((t, i) => ({ token: t.token, id: statements[i]! })),
+    60_000,
+  );
+  const sessions: string[] = [];
+  for (const t of agents) sessions.push(await mcpSession(`${server.url}/api/v1/mcp`, t.token));
+  return { accountId, integration, agents, statements, sessions };
+}
+
+/** One answer of each kind from `server`, then the seed's requests as wrk files with its Host. */
+async function pollAndCallFiles(
+  server: RunningProcess,
+  seed: Awaited<ReturnType<typeof pollAndCallSeed>>,
+  name: string,
+) {
+  const { accountId, integration, agents, statements, sessions } = seed;
+  const poll = await fetch(`${server.url}/api/v1/integration/statements/${statements[0]}`, {
+    headers: { authorization: `Bearer ${integration[0]!.token}` },
+  });
+  const pollBody = await poll.text();
+  if (poll.status !== 200 || !pollBody.includes('"ready"'))
+    throw new Error(`poll: ${poll.status} ${pollBody}`);
+  const call = await mcpCall(`${server.url}/api/v1/mcp`, agents[0]!.token, sessions[0]!, "get_balance", {
+    bank_account_id: accountId,
+  });
+  const result = call.json.result as { isError?: boolean } | undefined;
+  if (call.status !== 200 || !result || result.isError) throw new Error(`get_balance: ${call.text}`);
+  const host = new URL(server.url).host;
+  const rest = join(work, `${name}-rest.req`);
+  writeRequests(rest, host, pollRequests(integration, statements));
+  const mcp = join(work, `${name}-mcp.req`);
+  writeRequests(mcp, host, agentCallRequests(agents, sessions, accountId));
+  return { url: server.url, rest, mcp };
+}
+
 /** The HTTP rows and the orders, on one replica and then two; `replicas` is the caller's, which
  *  stops them whatever fails here. */
 async function pgReplicas(
@@ -882,63 +955,8 @@ async function pgReplicas(
 ) {
   replicas.push(await serve("pg-1", env));
   const first = replicas[0]!.server;
-  const companyId = await createCompany(first);
-  const accountId = await createAccount(first, companyId, 5);
-  const integration = await createTokens(first, {
-    companyId,
-    accountIds: [accountId],
-    purpose: "integration",
-    count: TOKENS,
-  });
-  const agents = await createTokens(first, {
-    companyId,
-    accountIds: [accountId],
-    purpose: "mcp",
-    count: TOKENS,
-  });
-  const refresh = await first.admin("POST", `/bank-accounts/${accountId}/balance/refresh`);
-  if (!refresh.ok) throw new Error(`balance refresh: ${refresh.status}`);
-  const day = addDays(dateInZone(new Date(), TZ), -1);
-  const statements: string[] = [];
-  for (const [i, t] of integration.entries()) {
-    statements.push(
-      await orderStatement(first.url, t.token, { accountId, externalId: `poll-${i}`, from: day, to: day }),
-    );
-  }
-  await waitReadyOverHttp(
-    first.url,
-    integration.map((t, i) => ({ token: t.token, id: statements[i]! })),
-    60_000,
-  );
-  const sessions: string[] = [];
-  for (const t of agents) sessions.push(await mcpSession(`${first.url}/api/v1/mcp`, t.token));
-
-  // Request files per replica: the same requests, the Host of each.
-  const files = (server: RunningProcess, n: number) => {
-    const host = new URL(server.url).host;
-    const rest = join(work, `pg-rest-${n}.req`);
-    writeRequests(rest, host, pollRequests(integration, statements));
-    const mcp = join(work, `pg-mcp-${n}.req`);
-    writeRequests(mcp, host, agentCallRequests(agents, sessions, accountId));
-    return { url: server.url, rest, mcp };
-  };
-  // One answer of each kind before measuring; on the second replica, with the first one's sessions.
-  const check = async (server: RunningProcess) => {
-    const poll = await fetch(`${server.url}/api/v1/integration/statements/${statements[0]}`, {
-      headers: { authorization: `Bearer ${integration[0]!.token}` },
-    });
-    const pollBody = await poll.text();
-    if (poll.status !== 200 || !pollBody.includes('"ready"'))
-      throw new Error(`poll: ${poll.status} ${pollBody}`);
-    const call = await mcpCall(`${server.url}/api/v1/mcp`, agents[0]!.token, sessions[0]!, "get_balance", {
-      bank_account_id: accountId,
-    });
-    const result = call.json.result as { isError?: boolean } | undefined;
-    if (call.status !== 200 || !result || result.isError) throw new Error(`get_balance: ${call.text}`);
-  };
-
-  await check(first);
-  const one = files(first, 1);
+  const seed = await pollAndCallSeed(first);
+  const one = await pollAndCallFiles(first, seed, "pg-1");
   out.wrk = {
     connections: CONNECTIONS,
     threads: THREADS,
@@ -953,8 +971,8 @@ async function pgReplicas(
 
   replicas.push(await serve("pg-2", env));
   const second = replicas[1]!.server;
-  await check(second);
-  const two = files(second, 2);
+  // The first replica's sessions: they are in the database.
+  const two = await pollAndCallFiles(second, seed, "pg-2");
   out.two_replicas = {
     rest_poll: await benchReplicas("PostgreSQL, 2 replicas: REST poll", [
       { url: one.url, file: one.rest },
@@ -1190,21 +1208,37 @@ async function startupSection() {
 // ---------------------------------------------------------------------------------------------
 // Abuse: one client's heavy work against everyone else's poll.
 // ---------------------------------------------------------------------------------------------
-/** Sequential GETs of `url`, one every 10 ms at most (the token's 10,000 a minute), until `until()`
- *  is true (at least `min`); latencies sorted, in ms. */
-async function pollWhile(url: string, token: string, until: () => boolean, min = 0): Promise<number[]> {
+/** Sequential GETs of `url`, one every `everyMs` at most (10 ms: the token's 10,000 a minute), until
+ *  `until()` is true (at least `min`); latencies sorted, in ms. A status other than 200 throws, or
+ *  is counted in `failures` when given (its latency is kept). */
+async function pollWhile(
+  url: string,
+  token: string,
+  until: () => boolean,
+  o: { min?: number; everyMs?: number; failures?: { count: number } } = {},
+): Promise<number[]> {
+  const { min = 0, everyMs = 10 } = o;
   const times: number[] = [];
   const headers = { authorization: `Bearer ${token}` };
   for (let i = 0; i < 1_000_000 && (i < min || !until()); i++) {
     const t0 = performance.now();
     const res = await fetch(url, { headers });
     await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`poll: HTTP ${res.status}`);
+    if (res.status !== 200) {
+      if (!o.failures) throw new Error(`poll: HTTP ${res.status}`);
+      o.failures.count += 1;
+    }
     const ms = performance.now() - t0;
     times.push(ms);
-    if (ms < 10) await Bun.sleep(10 - ms);
+    if (ms < everyMs) await Bun.sleep(everyMs - ms);
   }
   return times.sort((a, b) => a - b);
+}
+
+/** A condition for pollWhile: true once `seconds` have passed since it was made. */
+function timeUp(seconds: number): () => boolean {
+  const end = performance.now() + seconds * 1000;
+  return () => performance.now() >= end;
 }
 
 function latencySummary(times: number[]) {
@@ -1292,10 +1326,6 @@ async function abuseSection() {
       }
     };
 
-    const timeUp = (seconds: number) => {
-      const end = performance.now() + seconds * 1000;
-      return () => performance.now() >= end;
-    };
     const uploads = {
       first: await importBody(files, "abuse-45mb", file.bytes),
       again: await importBody(files, "abuse-45mb-again", file.bytes),
@@ -1306,7 +1336,7 @@ async function abuseSection() {
       const importing = importOnce(server.url, files.token, upload).then((r) => {
         answer = r;
       });
-      const times = await pollWhile(pollUrl, integration!.token, () => answer !== null, 1);
+      const times = await pollWhile(pollUrl, integration!.token, () => answer !== null, { min: 1 });
       await importing;
       return { times, answer: answer! as { status: number; seconds: number } };
     };
@@ -1352,6 +1382,372 @@ async function abuseSection() {
     results.abuse = out;
   } finally {
     await svc.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stall: no client stalls the others. An unrelated client's poll beside one client exporting a big
+// statement in a loop and an agent searching the same month in a loop, on SQLite, on PostgreSQL and
+// on PostgreSQL 0.5 ms of round trip away (bench/lib/latency-proxy.ts); and the REST poll and
+// get_balance throughput of one replica at no added round trip and at 0.5 ms.
+// ---------------------------------------------------------------------------------------------
+/** 31 days of it: 62,000 operations in one statement. */
+const STALL_OPS_PER_DAY = 2000;
+const STALL_POLL_EVERY_MS = 5;
+const STALL_ALONE_SECONDS = 5;
+const STALL_BUSY_SECONDS = 8;
+const STALL_ONE_WAY_MS = 0.25;
+const STALL_QUERY = "оплата";
+
+interface StallWorkload {
+  companyId: string;
+  bigAccount: string;
+  bigStatement: string;
+  exportToken: string;
+  agentToken: string;
+  smallAccount: string;
+  from: string;
+  to: string;
+}
+
+/** A 62,000-operation statement with a client that exports it and an agent of its account, and
+ *  another account of 5 operations a day for the polls. */
+async function stallSeed(server: RunningProcess): Promise<StallWorkload> {
+  const companyId = await createCompany(server);
+  const bigAccount = await createAccount(server, companyId, STALL_OPS_PER_DAY);
+  const smallAccount = await createAccount(server, companyId, 5);
+  const [exporter] = await createTokens(server, {
+    companyId,
+    accountIds: [bigAccount],
+    purpose: "integration",
+    count: 1,
+  });
+  const [agent] = await createTokens(server, {
+    companyId,
+    accountIds: [bigAccount],
+    purpose: "mcp",
+    count: 1,
+  });
+  const to = addDays(dateInZone(new Date(), TZ), -1);
+  const from = addDays(to, -30);
+  const bigStatement = await orderStatement(server.url, exporter!.token, {
+    accountId: bigAccount,
+    externalId: "stall-big",
+    from,
+    to,
+  });
+  const started = performance.now();
+  await waitReadyOverHttp(server.url, [{ token: exporter!.token, id: bigStatement }], 600_000);
+  log(
+    `stall: ${31 * STALL_OPS_PER_DAY} operations ingested in ${round((performance.now() - started) / 1000, 1)} s`,
+  );
+  return {
+    companyId,
+    bigAccount,
+    bigStatement,
+    exportToken: exporter!.token,
+    agentToken: agent!.token,
+    smallAccount,
+    from,
+    to,
+  };
+}
+
+/** A token of its own with a ready one-day statement of the small account: the polls of one server
+ *  (up to 200 a second for 29 s) stay within a token's 10,000 a minute. */
+async function stallPoller(server: RunningProcess, w: StallWorkload, name: string) {
+  const [poller] = await createTokens(server, {
+    companyId: w.companyId,
+    accountIds: [w.smallAccount],
+    purpose: "integration",
+    count: 1,
+  });
+  const id = await orderStatement(server.url, poller!.token, {
+    accountId: w.smallAccount,
+    externalId: `stall-poll-${name}`,
+    from: w.to,
+    to: w.to,
+  });
+  await waitReadyOverHttp(server.url, [{ token: poller!.token, id }], 60_000);
+  return { url: `${server.url}/api/v1/integration/statements/${id}`, token: poller!.token };
+}
+
+/** Runs `once` over and over until `stop()`: how many ended within `seconds` of the start, the
+ *  times of all that ended (sorted), and the failures. */
+function loadLoop(seconds: number, once: () => Promise<number>) {
+  const end = performance.now() + seconds * 1000;
+  let running = true;
+  let inWindow = 0;
+  const all: number[] = [];
+  const failed = { count: 0, first: "" };
+  const done = (async () => {
+    while (running) {
+      try {
+        all.push(await once());
+        if (performance.now() <= end) inWindow += 1;
+      } catch (e) {
+        failed.count += 1;
+        failed.first ||= e instanceof Error ? e.message.slice(0, 300) : String(e);
+      }
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await done;
+      return {
+        completed_in_window: inWindow,
+        ...latencySummary(all.sort((a, b) => a - b)),
+        failed: failed.count,
+        first_failure: failed.first || undefined,
+      };
+    },
+  };
+}
+
+type LoadResult = Awaited<ReturnType<ReturnType<typeof loadLoop>["stop"]>>;
+
+interface BesideResult {
+  poll: ReturnType<typeof latencySummary>;
+  polls_failed: number;
+  exports?: LoadResult;
+  searches?: LoadResult;
+  /** CPU time over the phase's wall time: 1.0 is one core all along. */
+  cpu_share: { server: number; proxy?: number };
+}
+
+/**
+ * The poll alone, then beside the export loop, beside the search loop, and beside both (the row
+ * the targets read). The poll is sequential, at most one every 5 ms; each loop one request after
+ * another; the export downloaded by curl (its 48 MB never pass through this process).
+ */
+async function stallMeasure(label: string, server: RunningProcess, w: StallWorkload, proxyPid?: number) {
+  const poller = await stallPoller(server, w, label.toLowerCase().replace(/[^a-z0-9]+/g, "-"));
+  const exportUrl = `${server.url}/api/v1/integration/statements/${w.bigStatement}/export?format=json`;
+  const endpoint = `${server.url}/api/v1/mcp`;
+  const sessionId = await mcpSession(endpoint, w.agentToken);
+  const args = { bank_account_id: w.bigAccount, date_from: w.from, date_to: w.to, query: STALL_QUERY };
+  let found = 0;
+  const search = async () => {
+    const t0 = performance.now();
+    const r = await mcpCall(endpoint, w.agentToken, sessionId, "search_operations", args);
+    const result = r.json.result as { isError?: boolean; structuredContent?: { operations: unknown[] } };
+    if (r.status !== 200 || !result || result.isError) throw new Error(`search: ${r.text.slice(0, 300)}`);
+    found = result.structuredContent?.operations.length ?? 0;
+    return performance.now() - t0;
+  };
+  const exportOnce = async () => (await download(exportUrl, { token: w.exportToken })).ms;
+
+  // Each alone first, nobody else asking: the answers checked, the caches warm, the cost of each.
+  const exported = await download(exportUrl, { token: w.exportToken });
+  const exportAlone = await exportOnce();
+  const searchAlone = loadLoop(1, search);
+  await Bun.sleep(1000);
+  const searchedAlone = await searchAlone.stop();
+  if (searchedAlone.calls > 0 && found === 0)
+    throw new Error(`search_operations found nothing for «${STALL_QUERY}»`);
+
+  const poll = (seconds: number, failures: { count: number }) =>
+    pollWhile(poller.url, poller.token, timeUp(seconds), { everyMs: STALL_POLL_EVERY_MS, failures });
+  const aloneFailed = { count: 0 };
+  const alone = await poll(STALL_ALONE_SECONDS, aloneFailed);
+  const beside = async (loads: { exports: boolean; searches: boolean }): Promise<BesideResult> => {
+    const cpu = { server: cpuSeconds(server.proc.pid), proxy: proxyPid ? cpuSeconds(proxyPid) : 0 };
+    const started = performance.now();
+    const exports = loads.exports ? loadLoop(STALL_BUSY_SECONDS, exportOnce) : null;
+    const searches = loads.searches ? loadLoop(STALL_BUSY_SECONDS, search) : null;
+    const failures = { count: 0 };
+    const times = await poll(STALL_BUSY_SECONDS, failures);
+    const seconds = (performance.now() - started) / 1000;
+    const share = (pid: number, before: number) => round((cpuSeconds(pid) - before) / seconds, 2);
+    const cpu_share = {
+      server: share(server.proc.pid, cpu.server),
+      proxy: proxyPid ? share(proxyPid, cpu.proxy) : undefined,
+    };
+    const [e, s] = await Promise.all([exports?.stop(), searches?.stop()]);
+    return { poll: latencySummary(times), polls_failed: failures.count, exports: e, searches: s, cpu_share };
+  };
+  const r = {
+    poll_alone: latencySummary(alone),
+    polls_failed_alone: aloneFailed.count,
+    export_bytes: exported.bytes,
+    export_alone_seconds: round(exportAlone / 1000, 2),
+    search_alone: searchedAlone,
+    search_results: found,
+    beside_export: await beside({ exports: true, searches: false }),
+    beside_search: await beside({ exports: false, searches: true }),
+    beside_both: await beside({ exports: true, searches: true }),
+  };
+  const both = r.beside_both;
+  log(
+    `stall ${label}: alone: poll p50 ${r.poll_alone.p50_ms} / p99 ${r.poll_alone.p99_ms} ms, export ` +
+      `${r.export_alone_seconds} s, search p50 ${r.search_alone.p50_ms} ms; poll beside the export ` +
+      `${besideText(r.beside_export)}, beside the search ${besideText(r.beside_search)}, beside both ${besideText(both)} ` +
+      `(${both.exports?.completed_in_window} exports / ${both.searches?.completed_in_window} searches in ${STALL_BUSY_SECONDS} s)`,
+  );
+  const failed = [r.beside_export, r.beside_search, both].flatMap((b) => [
+    b.polls_failed > 0 ? `${b.polls_failed} polls` : "",
+    b.exports?.first_failure ? `${b.exports.failed} exports: ${b.exports.first_failure}` : "",
+    b.searches?.first_failure ? `${b.searches.failed} searches: ${b.searches.first_failure}` : "",
+  ]);
+  if (failed.some((f) => f !== ""))
+    log(`stall ${label}: failed: ${failed.filter((f) => f !== "").join("; ")}`);
+  return r;
+}
+
+type StallResult = Awaited<ReturnType<typeof stallMeasure>>;
+
+function besideText(b: BesideResult): string {
+  return `p50 ${b.poll.p50_ms} / p99 ${b.poll.p99_ms} / max ${b.poll.max_ms} ms (${b.poll.calls} polls)`;
+}
+
+/** REST poll and get_balance under wrk on one replica; the proxy's CPU share when there is one. */
+async function stallThroughput(
+  label: string,
+  files: { url: string; rest: string; mcp: string },
+  proxyPid?: number,
+) {
+  const before = proxyPid ? cpuSeconds(proxyPid) : 0;
+  const started = performance.now();
+  const out = {
+    rest_poll: await bench(`stall ${label}: REST poll`, files.url, files.rest),
+    mcp_get_balance: await bench(`stall ${label}: MCP get_balance`, files.url, files.mcp),
+    proxy_cpu_share: proxyPid
+      ? round((cpuSeconds(proxyPid) - before) / ((performance.now() - started) / 1000), 2)
+      : undefined,
+  };
+  return out;
+}
+
+type StallThroughput = Awaited<ReturnType<typeof stallThroughput>>;
+
+async function stallSection() {
+  const stores: Record<string, StallResult> = {};
+  const throughput: Record<string, StallThroughput> = {};
+  const out: Record<string, unknown> = {
+    statement_operations: 31 * STALL_OPS_PER_DAY,
+    export_format: "json",
+    search: { query: STALL_QUERY, days: 31 },
+    poll_every_ms: STALL_POLL_EVERY_MS,
+    alone_seconds: STALL_ALONE_SECONDS,
+    busy_seconds: STALL_BUSY_SECONDS,
+    client:
+      "the poll sequential over one keep-alive connection (at most one per 5 ms, a token of its own per server); " +
+      "the export loop curl, one download after another; the search loop one MCP session, one call after another",
+    stores,
+    throughput,
+  };
+  results.stall = out;
+  try {
+    const lite = await serve("stall-sqlite", { SVC_BANK_POLL_INTERVAL_MS: "200" });
+    try {
+      stores.sqlite = await stallMeasure("SQLite", lite.server, await stallSeed(lite.server));
+    } finally {
+      await lite.stop();
+    }
+    const pg = await startPostgres();
+    if (!pg) {
+      out.postgres = "PostgreSQL not installed (make test-deps)";
+      return;
+    }
+    try {
+      const db = await ownDatabase(pg.url, "svc_bench_stall");
+      try {
+        out.server_settings = await serverSettings(db.sql);
+        await stallPostgres(await replicaEnv(pg.url, db), out, stores, throughput);
+      } finally {
+        // The whole cluster goes below: its connections ended, nothing to drop.
+        await db.keep();
+      }
+    } finally {
+      pg.stop();
+    }
+  } finally {
+    stallTargets(stores, throughput);
+  }
+}
+
+/** The same on one replica reaching PostgreSQL directly, then on one through the latency proxy
+ *  (the same database: what the first one stored, the second one reads). */
+async function stallPostgres(
+  env: Record<string, string>,
+  out: Record<string, unknown>,
+  stores: Record<string, StallResult>,
+  throughput: Record<string, StallThroughput>,
+) {
+  const databaseUrlDirect = env.SVC_DATABASE_URL!;
+  const near = await serve("stall-pg", env);
+  let w: StallWorkload;
+  let seed: Awaited<ReturnType<typeof pollAndCallSeed>>;
+  try {
+    w = await stallSeed(near.server);
+    seed = await pollAndCallSeed(near.server);
+    stores.postgres = await stallMeasure("PostgreSQL", near.server, w);
+    throughput.no_added_rtt = await stallThroughput(
+      "PostgreSQL, 1 replica",
+      await pollAndCallFiles(near.server, seed, "stall-pg"),
+    );
+  } finally {
+    await near.stop();
+  }
+  const proxy = await startLatencyProxy(databaseUrlDirect, STALL_ONE_WAY_MS);
+  try {
+    const direct = selectOneRoundTrip(databaseUrlDirect);
+    const through = selectOneRoundTrip(proxy.databaseUrl);
+    out.proxy = {
+      one_way_ms: STALL_ONE_WAY_MS,
+      select_1_direct: direct,
+      select_1_through_proxy: through,
+      added_p50_ms: round(through.p50_ms - direct.p50_ms, 3),
+    };
+    log(`stall proxy: SELECT 1 p50 ${direct.p50_ms} ms direct, ${through.p50_ms} ms through the proxy`);
+    const far = await serve("stall-pg-rtt", { ...env, SVC_DATABASE_URL: proxy.databaseUrl });
+    try {
+      stores.postgres_rtt = await stallMeasure("PostgreSQL at 0.5 ms RTT", far.server, w, proxy.pid);
+      throughput.rtt_0_5_ms = await stallThroughput(
+        "PostgreSQL at 0.5 ms RTT, 1 replica",
+        await pollAndCallFiles(far.server, seed, "stall-pg-rtt"),
+        proxy.pid,
+      );
+    } finally {
+      await far.stop();
+    }
+  } finally {
+    await proxy.stop();
+  }
+}
+
+const STALL_STORES = [
+  ["sqlite", "SQLite"],
+  ["postgres", "PostgreSQL"],
+  ["postgres_rtt", "PostgreSQL at 0.5 ms RTT"],
+] as const;
+
+function stallTargets(stores: Record<string, StallResult>, throughput: Record<string, StallThroughput>) {
+  for (const [key, label] of STALL_STORES) {
+    const r = stores[key];
+    const alone = r?.poll_alone.p99_ms ?? 0;
+    const busy = r?.beside_both.poll.p99_ms ?? 0;
+    targets.push({
+      target: `stall, ${label}: poll p99 beside export + search <= 5x its p99 alone`,
+      value: r ? `${busy} vs ${alone} ms (${round(busy / alone, 1)}x)` : "not measured",
+      met: r ? busy <= 5 * alone : null,
+    });
+  }
+  for (const [key, what] of [
+    ["rest_poll", "REST poll"],
+    ["mcp_get_balance", "MCP get_balance"],
+  ] as const) {
+    const near = throughput.no_added_rtt?.[key];
+    const far = throughput.rtt_0_5_ms?.[key];
+    targets.push({
+      target: `stall, PostgreSQL 1 replica: ${what} at 0.5 ms RTT >= 1/2 of it at no added RTT`,
+      value:
+        near && far
+          ? `${far.rps} vs ${near.rps} req/s (${round((far.rps / near.rps) * 100, 1)}%)`
+          : "not measured",
+      met: near && far ? far.rps >= near.rps / 2 : null,
+    });
   }
 }
 
@@ -1591,6 +1987,65 @@ function table(): string {
       "",
     ]);
   }
+  const stall = results.stall as
+    | {
+        stores: Record<string, StallResult>;
+        throughput: Record<string, StallThroughput>;
+        proxy?: { select_1_direct: { p50_ms: number }; select_1_through_proxy: { p50_ms: number } };
+        postgres?: string;
+      }
+    | undefined;
+  if (stall) {
+    for (const [key, label] of STALL_STORES) {
+      const r = stall.stores[key];
+      if (!r) continue;
+      const both = r.beside_both;
+      rows.push(
+        [
+          `stall ${label}: poll alone / beside export + search`,
+          `p50 ${r.poll_alone.p50_ms} / p99 ${r.poll_alone.p99_ms} ms (${r.poll_alone.calls} polls)`,
+          besideText(both),
+          `${both.exports?.completed_in_window} exports / ${both.searches?.completed_in_window} searches in ${STALL_BUSY_SECONDS} s`,
+          `export ${r.export_alone_seconds} s alone, p50 ${round((both.exports?.p50_ms ?? Number.NaN) / 1000, 2)} s busy`,
+        ],
+        [
+          `stall ${label}: poll beside the export only / the search only`,
+          besideText(r.beside_export),
+          besideText(r.beside_search),
+          `search p50 ${r.search_alone.p50_ms} ms alone`,
+          `${both.searches?.p50_ms} ms beside both`,
+        ],
+      );
+    }
+    if (stall.postgres) rows.push(["stall PostgreSQL", stall.postgres, "", "", ""]);
+    if (stall.proxy)
+      rows.push([
+        "stall latency proxy: SELECT 1 p50",
+        `direct ${stall.proxy.select_1_direct.p50_ms} ms`,
+        `through it ${stall.proxy.select_1_through_proxy.p50_ms} ms`,
+        "",
+        "",
+      ]);
+    for (const [key, label] of [
+      ["no_added_rtt", "no added RTT"],
+      ["rtt_0_5_ms", "0.5 ms RTT"],
+    ] as const) {
+      const t = stall.throughput[key];
+      if (!t) continue;
+      for (const [what, r] of [
+        ["REST poll", t.rest_poll],
+        ["MCP get_balance", t.mcp_get_balance],
+      ] as const) {
+        rows.push([
+          `stall PostgreSQL, 1 replica, ${label}: ${what}`,
+          `${r.rps} req/s`,
+          `p50 ${r.p50_ms} ms`,
+          `p99 ${r.p99_ms} ms`,
+          r.non_2xx + r.socket_errors > 0 ? `non-2xx ${r.non_2xx}, socket errors ${r.socket_errors}` : "",
+        ]);
+      }
+    }
+  }
   for (const row of (results.tokens as TokenRow[] | undefined) ?? []) {
     rows.push([
       `tokens: ${row.answer}`,
@@ -1627,6 +2082,7 @@ async function main() {
     if (run("startup")) await startupSection();
     if (run("postgres")) await postgresSection();
     if (run("abuse")) await abuseSection();
+    if (run("stall")) await stallSection();
     if (run("tokens")) await tokensSection();
   } finally {
     if (process.env.BENCH_KEEP) log(`kept ${work}`);

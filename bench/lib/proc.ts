@@ -66,6 +66,14 @@ export function memoryOf(pid: number): MemoryStatus {
   return { rssMb: kb("VmRSS") / 1024, hwmMb: kb("VmHWM") / 1024 };
 }
 
+/** CPU time a process has used so far (user and system), in seconds. */
+export function cpuSeconds(pid: number): number {
+  // The fields after the command name, which is in parentheses and may hold spaces.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // utime and stime (fields 14 and 15 of stat) in clock ticks, 100 a second on Linux.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Resets the peak RSS (VmHWM) of a process to its current RSS; false when the kernel refuses. */
 export function resetPeak(pid: number): boolean {
   try {
