@@ -94,7 +94,7 @@ export function searchText(
   const found =
     totals.count === 0
       ? "ничего не найдено"
-      : `найдено ${operationsCount(totals.count)}: поступления ${signed("credit", totals.total_credit)}, ` +
+      : `найдено ${operationsCount(totals.count)}, поступления ${signed("credit", totals.total_credit)}, ` +
         `списания ${signed("debit", totals.total_debit)}; показано ${out.operations.length}`;
   const first =
     `Операции за ${ruPeriod(args.date_from, args.date_to)}${filtersInWords(args)}: ${found}.` +
