@@ -65,6 +65,7 @@ const CLASSES: [name: string, filter: Partial<PgOperationFilter> & { text?: stri
     { amountMinKopecks: 1_000_000, amountMaxKopecks: 5_000_000, text: "рекл" },
   ],
   ["debit + «аренд»", { direction: "debit", text: "аренд" }],
+  ["amount from 1k ₽ + «аренд»", { amountMinKopecks: 100_000, text: "аренд" }],
 ];
 
 // The spike's generator (docs/performance.md, "Search on PostgreSQL"): 3000 counterparties with a

@@ -249,10 +249,11 @@ function textStatement(
 
 /**
  * The totals of the text's matches: every day of the period in one lookup of the day-keyed index
- * (only the account's entries of those days, narrowed by a counterparty or an amount range asked
- * with the words), each match checked on its row as the search checks it. The filters are hidden
- * from the b-trees as in the search's spans: the index's matches are few beside the account's
- * operations in the period, and the index alone finds them within the account.
+ * (only the account's entries of those days, narrowed by a counterparty asked with the words),
+ * each match checked on its row as the search checks it. The filters are hidden from the b-trees
+ * as in the search's spans: the index alone finds the matches within the account. An amount range
+ * is checked on the row only: its buckets over 90 days are thousands of alternatives in the
+ * index's query (a range from 1,000 ₽ on: 4,320 of them, 3.1 s where the rows' check took 0.11 s).
  */
 function textTotalsStatement(
   f: TotalsFilter & { words: string[] },
@@ -269,7 +270,7 @@ function textTotalsStatement(
     params: [
       f.words,
       f.counterpartyInn ?? null,
-      process.env.NOBUCKETS ? null : amountBuckets(f),
+      null,
       f.bankAccountId,
       f.dateFrom,
       f.dateTo,
