@@ -39,3 +39,15 @@ export function ruToIso(ru: string): string | null {
   if (!isRealDate(Number(y), Number(mo), Number(d))) return null;
   return `${y}-${mo}-${d}`;
 }
+
+const DAY_MS = 86_400_000;
+
+/** Days from `from` to `to` (YYYY-MM-DD), both counted: 2026-11-01..2026-11-01 is 1. */
+export function daysInclusive(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
+}
+
+/** The calendar day after `day` (YYYY-MM-DD). */
+export function nextIsoDay(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
+}

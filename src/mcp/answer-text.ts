@@ -3,6 +3,7 @@
 // structuredContent keeps every field; this is what fits a model's context (a 155-operation
 // statement is about a third of its JSON here).
 import { ruPlural } from "../core/plural";
+import { isoToRu } from "../formats/dates";
 import { formatRubles, rublesToKopecks } from "../formats/money";
 import type { OperationView } from "./views";
 
@@ -11,16 +12,11 @@ export function oneLine(text: string): string {
   return text.replace(/\s+/gu, " ").trim();
 }
 
-/** "2026-10-27" → "27.10.2026". */
-function ruDate(iso: string): string {
-  return `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
-}
-
 /** A period in words: "27.10.2026", "27.10–31.10.2026", "25.12.2025–05.01.2026". */
 export function ruPeriod(from: string, to: string): string {
-  if (from === to) return ruDate(from);
-  if (from.slice(0, 4) === to.slice(0, 4)) return `${ruDate(from).slice(0, 5)}–${ruDate(to)}`;
-  return `${ruDate(from)}–${ruDate(to)}`;
+  if (from === to) return isoToRu(from);
+  if (from.slice(0, 4) === to.slice(0, 4)) return `${isoToRu(from).slice(0, 5)}–${isoToRu(to)}`;
+  return `${isoToRu(from)}–${isoToRu(to)}`;
 }
 
 /** Rubles of an output (a JSON number with at most two decimals) as "12 500,00", "-1 000,00". */
@@ -60,6 +56,6 @@ export function operationLine(op: OperationView): string {
 }
 
 /** How a model asks for the next page, in the text it reads (the cursor is in structuredContent too). */
-export function nextPageLine(tool: string, cursor: string | null): string[] {
-  return cursor === null ? [] : [`Дальше: ${tool} с теми же аргументами и cursor="${cursor}"`];
+export function nextPageLine(cursor: string | null): string[] {
+  return cursor === null ? [] : [`Дальше: тот же вызов с cursor="${cursor}"`];
 }

@@ -6,6 +6,7 @@
 // fetched_at of the ready statements holding it, which alone decides covered or partial.
 import { dateInZone } from "../core/clock";
 import type { SqlPort } from "../db/sql-port";
+import { nextIsoDay } from "../formats/dates";
 
 export interface DateRange {
   date_from: string;
@@ -32,12 +33,6 @@ export interface Coverage {
 export interface HeldDay {
   day: string;
   fetched_at: string;
-}
-
-const DAY_MS = 86_400_000;
-
-function nextDay(day: string): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
 }
 
 /** Appends `day` to the last range when it continues it, else starts a range. */
@@ -72,7 +67,7 @@ export function coverageOf(
   const today = dateInZone(now, timeZone);
   const coverage: Coverage = { complete: true, covered: [], partial: [], missing: [] };
   let previous: string | null = null;
-  for (let day = from; day <= to; day = nextDay(day)) {
+  for (let day = from; day <= to; day = nextIsoDay(day)) {
     const at = day <= today ? fetchedAt.get(day) : undefined;
     if (at === undefined) extend(coverage.missing, day, previous);
     // Fetched on a later calendar day: after this one ended.

@@ -9,7 +9,7 @@ import { ApiError, validationError } from "../core/errors";
 import { ruDaysGenitive } from "../core/plural";
 import { checkedExternalId } from "../core/text";
 import type { BankAccountRecord } from "../db/repos/accounts";
-import { isValidIsoDate } from "../formats/dates";
+import { daysInclusive, isValidIsoDate } from "../formats/dates";
 import type { ImportRunner } from "./import";
 import { type ImportInput, StatementImports } from "./import/service";
 import type { BalanceView, ListStatementsInput, OrderInput, StatementPage, StatementView } from "./model";
@@ -23,10 +23,6 @@ const MAX_PERIOD_DAYS = 31;
 
 /** Started when an order is stored: sends the bank request now instead of at the next poll. */
 export type OrderDispatcher = (statementId: string) => void;
-
-export function daysInclusive(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
-}
 
 export interface StatementServiceDeps {
   clock: Clock;

@@ -23,6 +23,17 @@ export interface RpcResponse {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/** An operation in a tool's structuredContent, as the tests read it. */
+export interface Op {
+  operation_id: string;
+  doc_date: string;
+  direction: "credit" | "debit";
+  amount: number;
+  purpose: string;
+  payer: { name: string; inn: string };
+  payee: { name: string; inn: string };
+}
+
 export interface ToolResultBody {
   content: { type: string; text: string }[];
   structuredContent: Record<string, unknown>;

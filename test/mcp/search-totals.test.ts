@@ -5,17 +5,14 @@
 // statements hold once, are zeros when nothing matches, and stay within the search's budget.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { SEARCH_LIMITS, type SearchLimits } from "../../src/db/search-limits";
-import { callTool, initSession, makeTestAppWith, readyStatement, type ToolResultBody } from "./helpers";
-
-interface Op {
-  operation_id: string;
-  doc_date: string;
-  direction: "credit" | "debit";
-  amount: number;
-  purpose: string;
-  payer: { name: string; inn: string };
-  payee: { name: string; inn: string };
-}
+import {
+  callTool,
+  initSession,
+  makeTestAppWith,
+  type Op,
+  readyStatement,
+  type ToolResultBody,
+} from "./helpers";
 
 interface Totals {
   count: number;
@@ -150,6 +147,28 @@ describe("search_operations totals: the whole period, not the page", () => {
         expect(totalsOf(third)).toEqual(totalsOf(first));
         expect(totalsOf(first).count).toBeGreaterThan(args.limit * 3);
       }
+    },
+    HARNESS_MS,
+  );
+
+  test(
+    "the next pages carry the first page's totals in their cursor; another filter counts its own",
+    async () => {
+      const { t, accountId, search } = await installation();
+      const first = await search({ limit: 5, date_from: "2026-10-01" });
+      // More of the period becomes ready after the first page: a new walk counts it, the walk
+      // already under way keeps the totals it started with (the same on every page).
+      await readyStatement(t, accountId, "2026-10-01", "2026-10-20");
+      const fresh = totalsOf(await search({ limit: 5, date_from: "2026-10-01" }));
+      expect(fresh.count).toBeGreaterThan(totalsOf(first).count);
+      const cursor = first.structuredContent.next_cursor;
+      const second = await search({ limit: 5, date_from: "2026-10-01", cursor });
+      expect(totalsOf(second)).toEqual(totalsOf(first));
+      // The same cursor with another filter: that filter's own totals, not the carried ones.
+      const debit = await search({ limit: 5, date_from: "2026-10-01", cursor, direction: "debit" });
+      const debitFresh = totalsOf(await search({ limit: 5, date_from: "2026-10-01", direction: "debit" }));
+      expect(totalsOf(debit)).toEqual(debitFresh);
+      expect(debitFresh.total_credit).toBe(0);
     },
     HARNESS_MS,
   );

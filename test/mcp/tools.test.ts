@@ -5,17 +5,7 @@ import { searchWords } from "../../src/db/operation-filter";
 import { ftsQuery } from "../../src/db/sqlite/operations-search";
 import { maskLongNumbers } from "../../src/mcp/views";
 import { makeTestApp } from "../helpers/app";
-import { callTool, initSession, readyStatement, type ToolResultBody } from "./helpers";
-
-interface Op {
-  operation_id: string;
-  doc_date: string;
-  direction: "credit" | "debit";
-  amount: number;
-  purpose: string;
-  payer: { name: string; inn: string };
-  payee: { name: string; inn: string };
-}
+import { callTool, initSession, type Op, readyStatement, type ToolResultBody } from "./helpers";
 
 async function agent(opts: { ops_per_day?: number } = {}) {
   const t = makeTestApp();

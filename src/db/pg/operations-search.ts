@@ -1,6 +1,8 @@
 // search_operations on PostgreSQL: the same rows in the same order as McpReadModel.searchOperations
 // on SQLite, and the same totals, served by the search column and functions of
 // migrations-pg/0004_operations_search.sql.
+
+import { daysInclusive } from "../../formats/dates";
 import type { StatementOperation } from "../../formats/types";
 import type { OperationFilter, TotalsFilter } from "../operation-filter";
 import {
@@ -181,7 +183,7 @@ function textStatement(
   const o = conditions(f, from);
   const query = "(SELECT svc_search_query(?::text[]))"; // once, not per row
   const spans = spansOf(
-    daysBetween(from && from.doc_date > f.dateFrom ? from.doc_date : f.dateFrom, f.dateTo),
+    daysInclusive(from && from.doc_date > f.dateFrom ? from.doc_date : f.dateFrom, f.dateTo),
   );
   // PostgreSQL runs the branches of UNION ALL in turn and the spans in order, and stops at the
   // LIMIT: a common word never reaches the index. The edge (the last candidate of the window) is
@@ -359,9 +361,4 @@ function spansOf(days: number): [number, number][] {
     first = last + 1;
   }
   return spans;
-}
-
-/** Days from `from` to `to`, inclusive (YYYY-MM-DD). */
-function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000) + 1;
 }

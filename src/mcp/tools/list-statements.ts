@@ -55,7 +55,7 @@ export const listStatementsTool: ToolDefinition<typeof input, typeof output> = {
           s.source,
         ].join(" | "),
       ),
-      ...nextPageLine("list_statements", out.next_cursor),
+      ...nextPageLine(out.next_cursor),
     ].join("\n");
   },
   handler(args, { principal }, { access, read, cursors }) {

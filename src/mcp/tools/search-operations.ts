@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import { validationError } from "../../core/errors";
 import { ruDaysGenitive } from "../../core/plural";
@@ -8,11 +9,11 @@ import {
   searchWords,
   type TotalsFilter,
 } from "../../db/operation-filter";
+import type { OperationTotals } from "../../db/operation-rows";
 import { SearchBudgetExceeded } from "../../db/search-limits";
-import { isValidIsoDate } from "../../formats/dates";
+import { daysInclusive, isValidIsoDate } from "../../formats/dates";
 import { kopecksToJsonNumber, rublesToKopecks } from "../../formats/money";
-import { daysInclusive } from "../../statements/service";
-import { OperationSchema, operationView } from "../views";
+import { type CursorSigner, OperationSchema, operationView } from "../views";
 import { BankAccountId, Cursor, DATE_PATTERN, UNTRUSTED } from "./common";
 import type { ToolDefinition } from "./registry";
 import { searchText } from "./search-text";
@@ -109,6 +110,80 @@ function kopecks(field: string, rubles: number | undefined): number | undefined 
   return k;
 }
 
+/** What a filter asks, as a cursor holds it: totals carried by a cursor are for this filter only. */
+function filterKey(f: TotalsFilter): string {
+  return createHash("sha256")
+    .update(
+      JSON.stringify([
+        f.dateFrom,
+        f.dateTo,
+        f.amountMinKopecks ?? null,
+        f.amountMaxKopecks ?? null,
+        f.counterpartyInn ?? null,
+        f.direction ?? null,
+        f.words ?? null,
+      ]),
+    )
+    .digest("base64url")
+    .slice(0, 8);
+}
+
+/** The next page's cursor: where the page ended, and the totals of the filter it was asked with. */
+function sealCursor(
+  cursors: CursorSigner,
+  scope: string,
+  last: { doc_date: string; operation_id: string },
+  totals: OperationTotals,
+  filter: TotalsFilter,
+): string {
+  return cursors.seal(
+    [
+      last.doc_date,
+      last.operation_id,
+      // Base 36: the cursor is in the text a model reads, where every character costs.
+      totals.count.toString(36),
+      totals.creditKopecks.toString(36),
+      totals.debitKopecks.toString(36),
+      filterKey(filter),
+    ],
+    scope,
+  );
+}
+
+/**
+ * Where the next page starts, and the totals the walk counted on its first page when the cursor
+ * comes back with the same filter (another filter counts its own); null for a cursor that is not
+ * this signer's for `scope`.
+ */
+function openCursor(
+  cursors: CursorSigner,
+  cursor: string,
+  scope: string,
+  filter: TotalsFilter,
+): { after: NonNullable<OperationFilter["after"]>; totals: OperationTotals | null } | null {
+  const parts = cursors.open(cursor, scope, 6);
+  if (!parts) return null;
+  const [docDate, operationId, count, credit, debit, key] = parts as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  return {
+    after: { doc_date: docDate, operation_id: operationId },
+    totals:
+      key === filterKey(filter)
+        ? {
+            count: Number.parseInt(count, 36),
+            creditKopecks: Number.parseInt(credit, 36),
+            debitKopecks: Number.parseInt(debit, 36),
+          }
+        : null,
+  };
+}
+
 /** A search over its budget is the model's to narrow: a tool-level validation_error that says how. */
 function budgeted<T>(search: () => T): T {
   try {
@@ -177,17 +252,9 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
       }
       words = found;
     }
-    let after: OperationFilter["after"];
-    const scope = `search_operations ${principal.tokenId} ${args.bank_account_id}`;
-    if (args.cursor !== undefined) {
-      const parts = cursors.open(args.cursor, scope, 2);
-      if (!parts) throw validationError("cursor", "cursor: неверный курсор");
-      after = { doc_date: parts[0]!, operation_id: parts[1]! };
-    }
-    const account = access.account(principal, args.bank_account_id, "read_statements");
     const limit = args.limit ?? SEARCH_DEFAULT_LIMIT;
     const filter: TotalsFilter = {
-      bankAccountId: account.id,
+      bankAccountId: args.bank_account_id,
       dateFrom: args.date_from,
       dateTo: args.date_to,
       amountMinKopecks: amountMin,
@@ -196,14 +263,25 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
       direction: args.direction,
       words,
     };
+    const scope = `search_operations ${principal.tokenId} ${args.bank_account_id}`;
+    let after: OperationFilter["after"];
+    let totals: OperationTotals | null = null;
+    if (args.cursor !== undefined) {
+      const next = openCursor(cursors, args.cursor, scope, filter);
+      if (!next) throw validationError("cursor", "cursor: неверный курсор");
+      after = next.after;
+      totals = next.totals;
+    }
+    const account = access.account(principal, args.bank_account_id, "read_statements");
     const rows = budgeted(() => read.searchOperations({ ...filter, after, limit: limit + 1 }));
-    const totals = budgeted(() => read.searchTotals(filter));
+    // The first page counts them; the next pages carry them in their cursor (they cost a read of
+    // every match, the page only its own rows).
+    totals ??= budgeted(() => read.searchTotals(filter));
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
       operations: page.map(operationView),
-      next_cursor:
-        rows.length > limit && last ? cursors.seal([last.doc_date, last.operation_id], scope) : null,
+      next_cursor: rows.length > limit && last ? sealCursor(cursors, scope, last, totals, filter) : null,
       coverage: read.coverage(account.id, args.date_from, args.date_to, clock.now()),
       totals: {
         count: totals.count,

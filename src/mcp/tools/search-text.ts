@@ -1,6 +1,7 @@
 // search_operations' text for a model: the first line states the period, the filters, what was
 // found with its totals, and in words every day the answer has no data or only part of it for.
 import { dateInZone } from "../../core/clock";
+import { nextIsoDay } from "../../formats/dates";
 import { nextPageLine, operationLine, operationsCount, rubles, ruPeriod, signed } from "../answer-text";
 import type { OperationView } from "../views";
 import type { ToolDeps } from "./registry";
@@ -52,16 +53,10 @@ function splitAtToday(ranges: Range[], today: string): { past: Range[]; future: 
     else if (r.date_from > today) future.push(r);
     else {
       past.push({ date_from: r.date_from, date_to: today });
-      future.push({ date_from: nextDay(today), date_to: r.date_to });
+      future.push({ date_from: nextIsoDay(today), date_to: r.date_to });
     }
   }
   return { past, future };
-}
-
-function nextDay(iso: string): string {
-  const d = new Date(`${iso}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 1);
-  return d.toISOString().slice(0, 10);
 }
 
 const periods = (ranges: Range[]) => ranges.map((r) => ruPeriod(r.date_from, r.date_to)).join(", ");
@@ -102,6 +97,6 @@ export function searchText(
   const lines = [first];
   // No header line: each line names its parts (ИНН, №), and a page of 50 spares the tokens.
   lines.push(...out.operations.map(operationLine));
-  lines.push(...nextPageLine("search_operations", out.next_cursor));
+  lines.push(...nextPageLine(out.next_cursor));
   return lines.join("\n");
 }
