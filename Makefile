@@ -50,8 +50,8 @@ migrations: node_modules/.installed
 	$(BUN) run scripts/gen-migrations-index.ts
 
 build: node_modules/.installed
-	# The checkpoint, export and import workers run in threads of their own: a standalone binary needs them as entrypoints.
-	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc.ts src/db/sqlite/checkpoint-worker.ts src/statements/export/worker.ts src/statements/import/worker.ts src/ops/backup-worker.ts src/db/pg/sync-worker.ts --outfile dist/svc
+	# The checkpoint, export, import and search workers run in threads of their own: a standalone binary needs them as entrypoints.
+	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc.ts src/db/sqlite/checkpoint-worker.ts src/statements/export/worker.ts src/statements/import/worker.ts src/db/search-worker.ts src/ops/backup-worker.ts src/db/pg/sync-worker.ts --outfile dist/svc
 	$(BUN) build --compile --minify-whitespace --minify-syntax cli/svc-mcp.ts --outfile dist/svc-mcp
 
 # Benchmarks (not part of `make test`): wrk-driven HTTP runs, exports, search, ordering, start-up.

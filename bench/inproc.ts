@@ -128,7 +128,7 @@ if (which === "mcp" || which === "both") {
     await bench("callTool get_balance", () =>
       callTool(t.services.mcp.tools, { principal }, "get_balance", args),
     );
-    const out = callTool(t.services.mcp.tools, { principal }, "get_balance", args);
+    const out = await callTool(t.services.mcp.tools, { principal }, "get_balance", args);
     await bench("JSON of result", () =>
       JSON.stringify({ jsonrpc: "2.0", id: 2, result: (out as { result: unknown }).result }),
     );

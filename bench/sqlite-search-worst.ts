@@ -2,7 +2,8 @@
 // a word no operation of the account has (so every window is read), on an installation of several
 // companies whose statements were stored interleaved; then the totals of the whole period that
 // every search_operations answer carries (McpReadModel.searchTotals), per kind of filter.
-// In-process, through McpReadModel, with the read model the tool uses (the tool's own argument
+// In-process, through the store's search slot (db/operation-search.ts) in this thread, as the
+// search threads run it (the tool's own argument
 // checks run in `searchWords`). Not part of `bun test` or `make bench`.
 //
 //   bun run bench/sqlite-search-worst.ts     BENCH_ACCOUNTS (8), BENCH_OPS_PER_DAY (700 per account),
@@ -11,10 +12,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { migrate, openDatabase } from "../src/db/open";
-import { searchWords, type TotalsFilter } from "../src/db/operation-filter";
-import { SearchBudgetExceeded } from "../src/db/search-limits";
+import { type OperationFilter, searchWords, type TotalsFilter } from "../src/db/operation-filter";
+import { operationTotals, searchOperations } from "../src/db/operation-search";
+import { SEARCH_LIMITS, SearchBudgetExceeded } from "../src/db/search-limits";
 import { sqlitePort } from "../src/db/sql-port";
-import { McpReadModel } from "../src/mcp/read-model";
 import { tempDir } from "../test/helpers/server";
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 8);
@@ -92,7 +93,11 @@ function load() {
   db.exec("PRAGMA optimize");
 }
 
-const read = new McpReadModel(sqlitePort(db));
+const port = sqlitePort(db);
+const read = {
+  searchOperations: (f: OperationFilter) => searchOperations(port, f, SEARCH_LIMITS),
+  searchTotals: (f: TotalsFilter) => operationTotals(port, f, SEARCH_LIMITS),
+};
 const period = { bankAccountId: accounts[0]!, dateFrom: day(DAYS - 90), dateTo: day(DAYS - 1) };
 const QUERIES: [string, string, number][] = [
   ["the issue's: twelve one-character words, limit 1", "1 2 3 4 5 6 7 8 9 0 1 2", 2],

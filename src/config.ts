@@ -32,6 +32,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Worker threads per large statement export; 0 renders every export in the server's thread. */
   exportThreads: number;
+  /** Worker threads that run search_operations' searches (0: in the server's thread). */
+  searchThreads: number;
   /** Bearer for GET /metrics; null: /metrics answers 404. */
   metricsToken: string | null;
   /** Scheduled backups: null when SVC_BACKUP_DIR is unset. */
@@ -210,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicRateLimitPerMinute: int(env, "SVC_PUBLIC_RATE_LIMIT_PER_MINUTE", 60, 1, 100_000),
     logLevel,
     exportThreads: int(env, "SVC_EXPORT_THREADS", Math.min(2, availableParallelism()), 0, 16),
+    searchThreads: int(env, "SVC_SEARCH_THREADS", Math.min(2, availableParallelism()), 0, 16),
     metricsToken: metricsToken === "" ? null : metricsToken,
     backups: backupDir === "" ? null : { dir: backupDir, intervalMinutes: backupInterval, keep: backupKeep },
     checkpoints,

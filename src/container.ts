@@ -42,8 +42,6 @@ import { storeReadings } from "./ops/readings";
 import { PaymentRepository } from "./payments/repository";
 import { PaymentService } from "./payments/service";
 import { PaymentStatusPoller } from "./payments/status-poller";
-import { PostgresExportQueries } from "./statements/export/pg-queries";
-import { ExportQueries } from "./statements/export/queries";
 import { ExportThreads, type ExportThreadsOptions } from "./statements/export/threads";
 import { ImportThreads, type ImportThreadsOptions } from "./statements/import/threads";
 import { BalanceRefresher, StatementPoller } from "./statements/poller";
@@ -151,22 +149,15 @@ export function buildServices(
   // Balances are written by the statements repository and read by every get_balance.
   const balanceRows = new RowCache<BalanceRow>(externalChanges, "balances");
   const statementRepo = new StatementRepository(port, externalChanges, { balanceRows });
-  // On PostgreSQL exports are rendered in the server's thread (the threads read a SQLite file);
-  // replicas spread them instead.
-  const exportQueries =
-    store.kind === "sqlite" ? new ExportQueries(store.database.sqlite) : new PostgresExportQueries(port);
-  const exportThreads = new ExportThreads(config.dbPath, logger, {
-    threads: store.kind === "sqlite" ? config.exportThreads : 0,
+  const exportQueries = store.exportReads;
+  const exportThreads = new ExportThreads(store.workerLocation, logger, {
+    threads: config.exportThreads,
     ...overrides.exportThreads,
   });
   // Imports of large files are parsed and stored by worker threads with connections of their own
   // (an in-memory database has no other connection: there they run in this thread).
   const importThreads = new ImportThreads(
-    store.kind === "postgres"
-      ? { kind: "postgres", url: config.databaseUrl ?? "", timeoutMs: config.databaseTimeoutMs }
-      : config.dbPath === ":memory:"
-        ? null
-        : { kind: "sqlite", path: config.dbPath },
+    store.workerLocation,
     statementRepo,
     logger,
     overrides.importThreads,
@@ -241,6 +232,7 @@ export function buildServices(
     logger,
     sessionStore: overrides.sessionStore,
     searchLimits: overrides.searchLimits,
+    searches: store.searches,
   });
   const trustedProxies = config.trustProxy.map(parseIpRange).filter((r): r is IpRange => r !== null);
 

@@ -73,7 +73,11 @@ export function openWriter(path: string): Database {
  * between connections, the caller gets a query_only view of the same connection instead.
  */
 export function openReadOnly(path: string, primary: Database): Database {
-  if (path === ":memory:") return primary;
+  return path === ":memory:" ? primary : openReadOnlyFile(path);
+}
+
+/** A read-only connection to a database file (the agent tools', a worker thread's reads). */
+export function openReadOnlyFile(path: string): Database {
   const ro = new Database(path, { readonly: true, strict: true });
   applyPragmas(ro, true);
   ro.exec("PRAGMA query_only = ON");

@@ -4,15 +4,20 @@
 // changes that empty row caches, and what readiness and metrics ask of the database.
 import type { Database } from "bun:sqlite";
 import type { Sql } from "postgres";
+import type { ExportReads } from "./export-reads";
 import { BUSY_TIMEOUT_MS, migrationState, type OpenedDatabase, openReadOnly } from "./open";
 import { CACHED_TABLES, PgChangeFeed } from "./pg/change-feed";
 import { connectPostgres } from "./pg/connect";
+import { PostgresExportQueries } from "./pg/export-reads";
 import { embeddedPgMigrations } from "./pg/migrate";
 import { postgresPort } from "./pg/port";
 import { PgSyncClient } from "./pg/sync-client";
 import type { CacheChanges } from "./row-cache";
+import { type OperationSearches, searchesHere, searchesInThreads } from "./search-threads";
 import { type SqlPort, sqlitePort } from "./sql-port";
+import { ExportQueries } from "./sqlite/export-reads";
 import { ExternalChanges } from "./sqlite/external-changes";
+import type { StoreLocation } from "./worker-connection";
 
 /** What opening a store needs of the configuration (SVC_DB_PATH, SVC_DATABASE_URL, …). */
 export interface StoreSettings {
@@ -22,6 +27,8 @@ export interface StoreSettings {
   databaseTimeoutMs: number;
   /** Rows kept in memory between requests (SVC_ROW_CACHE). */
   rowCache: boolean;
+  /** Worker threads for search_operations (SVC_SEARCH_THREADS; 0 or none given: this thread). */
+  searchThreads?: number;
 }
 
 /**
@@ -41,6 +48,15 @@ interface StoreBase {
   /** The agent tools' reads: the database itself refuses writes through it. */
   readonly readPort: SqlPort;
   readonly changes: StoreChanges;
+  /**
+   * Where worker threads open connections of their own (exports, imports, searches); null for an
+   * in-memory database, which no other connection can see: its long work runs in this thread.
+   */
+  readonly workerLocation: StoreLocation | null;
+  /** What the statement exports read in this thread. */
+  readonly exportReads: ExportReads;
+  /** search_operations' searches and totals: in the store's search threads, or here. */
+  readonly searches: OperationSearches;
   /** Migrations this build carries vs. those the database has applied. */
   migrationState(): { embedded: number; applied: number };
   /** Whether a write would succeed now, learnt without waiting for any lock. */
@@ -68,16 +84,23 @@ export type Store = SqliteStore | PostgresStore;
 
 export function sqliteStore(
   database: OpenedDatabase,
-  config: Pick<StoreSettings, "dbPath" | "rowCache">,
+  config: Pick<StoreSettings, "dbPath" | "rowCache" | "searchThreads">,
 ): SqliteStore {
   const { sqlite } = database;
   const readDatabase = openReadOnly(config.dbPath, sqlite);
+  const readPort = sqlitePort(readDatabase);
+  const workerLocation: StoreLocation | null =
+    config.dbPath === ":memory:" ? null : { kind: "sqlite", path: config.dbPath };
+  const searches = searchesOf(workerLocation, readPort, config.searchThreads);
   return {
     kind: "sqlite",
     database,
     readDatabase,
     port: sqlitePort(sqlite),
-    readPort: sqlitePort(readDatabase),
+    readPort,
+    workerLocation,
+    searches,
+    exportReads: new ExportQueries(sqlite),
     // Another process (`svc admin`) may change tokens and accounts: cached rows follow its commits.
     changes: new ExternalChanges(sqlite, database.walHeader, config.rowCache),
     migrationState: () => migrationState(sqlite),
@@ -106,6 +129,7 @@ export function sqliteStore(
       }
     },
     close() {
+      searches.close();
       if (readDatabase !== sqlite) readDatabase.close();
       // The main connection last (see OpenedDatabase.close).
       database.close();
@@ -119,7 +143,7 @@ export function sqliteStore(
  * asked of PostgreSQL until the first statement; its schema is `svc migrate`'s (or serve's) work.
  */
 export function postgresStore(
-  config: Pick<StoreSettings, "databaseUrl" | "databaseTimeoutMs" | "rowCache">,
+  config: Pick<StoreSettings, "databaseUrl" | "databaseTimeoutMs" | "rowCache" | "searchThreads">,
 ): PostgresStore {
   const url = config.databaseUrl;
   if (url === null) throw new Error("postgresStore without SVC_DATABASE_URL");
@@ -128,12 +152,19 @@ export function postgresStore(
   const readClient = new PgSyncClient(url, { timeoutMs, readOnly: true });
   const feed = new PgChangeFeed(client, config.rowCache);
   const pool = connectPostgres(url, { max: 4 });
+  const port = postgresPort(client);
+  const readPort = postgresPort(readClient);
+  const workerLocation: StoreLocation = { kind: "postgres", url, timeoutMs };
+  const searches = searchesOf(workerLocation, readPort, config.searchThreads);
   return {
     kind: "postgres",
     client,
     pool,
-    port: postgresPort(client),
-    readPort: postgresPort(readClient),
+    port,
+    exportReads: new PostgresExportQueries(port),
+    readPort,
+    workerLocation,
+    searches,
     changes: feed,
     migrationState: () => ({
       embedded: embeddedPgMigrations().length,
@@ -161,9 +192,14 @@ export function postgresStore(
       }
     },
     close() {
+      searches.close();
       readClient.close();
       client.close();
       void pool.end({ timeout: 5 });
     },
   };
+}
+
+function searchesOf(location: StoreLocation | null, readPort: SqlPort, threads = 0): OperationSearches {
+  return location !== null && threads > 0 ? searchesInThreads(location, threads) : searchesHere(readPort);
 }

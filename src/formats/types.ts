@@ -81,3 +81,12 @@ export interface StatementOperation {
   /** Budget-payment fields, on tax and customs payments only. */
   budget?: BudgetFields | null;
 }
+
+/** Distinct kinds in DOC_TYPES order (a kind it lacks, which no export can write, last). */
+export function inDocTypeOrder(kinds: Iterable<string>): string[] {
+  const rank = (kind: string) => {
+    const i = (DOC_TYPES as readonly string[]).indexOf(kind);
+    return i < 0 ? DOC_TYPES.length : i;
+  };
+  return [...new Set(kinds)].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}

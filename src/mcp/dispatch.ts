@@ -107,7 +107,7 @@ export function agentDispatcher(deps: AgentDispatchDeps) {
     args: Record<string, unknown>,
     unknownOutcome: string,
   ): Promise<Record<string, unknown> | null> {
-    const outcome = callTool(deps.tools, { principal: call.principal }, name, args);
+    const outcome = await callTool(deps.tools, { principal: call.principal }, name, args);
     await auditedCall(call, {
       action: outcome.found ? `mcp.${name}` : "mcp.tools_call",
       tool: name,

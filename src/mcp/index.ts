@@ -8,6 +8,7 @@ import type { Logger } from "../core/logger";
 import type { FleetSchedule } from "../db/fleet-schedule";
 import type { CacheChanges, RowCache } from "../db/row-cache";
 import type { SearchLimits } from "../db/search-limits";
+import type { OperationSearches } from "../db/search-threads";
 import type { SqlPort } from "../db/sql-port";
 import type { BalanceRow } from "../statements/queries";
 import { McpReadModel } from "./read-model";
@@ -62,12 +63,14 @@ export function createMcpServices(deps: {
   sessionStore?: SessionStore;
   /** What one search_operations may cost; SEARCH_LIMITS without it. */
   searchLimits?: SearchLimits;
+  /** Where searches run (the store's search threads). */
+  searches: OperationSearches;
 }): McpServices {
   const { config, clock, logger } = deps;
   const sessionStore = deps.sessionStore ?? new SqlSessionStore(deps.port, deps.changes);
   const sessions = new SessionManager(sessionStore, clock, config.sessionTtlSeconds, logger);
   const tools = createToolRegistry({
-    read: new McpReadModel(deps.readPort, deps.balances, deps.searchLimits, config.timezone),
+    read: new McpReadModel(deps.readPort, deps.balances, deps.searchLimits, config.timezone, deps.searches),
     access: deps.access,
     clock,
     balanceStaleSeconds: config.balanceStaleSeconds,

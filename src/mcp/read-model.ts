@@ -3,9 +3,9 @@
 import { DEFAULT_TIMEZONE } from "../core/clock";
 import type { OperationFilter, TotalsFilter } from "../db/operation-filter";
 import { OPERATION_COLUMNS, type OperationTotals, operationFromRow } from "../db/operation-rows";
-import { operationTotals, searchOperations } from "../db/operation-search";
 import type { RowCache } from "../db/row-cache";
 import { SEARCH_LIMITS, type SearchLimits } from "../db/search-limits";
+import { type OperationSearches, searchesHere } from "../db/search-threads";
 import type { SqlPort } from "../db/sql-port";
 import type { StatementOperation } from "../formats/types";
 import { type Coverage, CoverageReader } from "../statements/coverage";
@@ -38,12 +38,14 @@ export class McpReadModel {
    * without it (tests of the queries alone) every balance is read from the database.
    * `searchLimits`: what one search may cost (see SearchLimits).
    * `timeZone`: the business time zone, in which a day ends (coverage).
+   * `searches`: where searches run (the store's threads; by default here, over `port`).
    */
   constructor(
     readonly port: SqlPort,
     private readonly balances: RowCache<BalanceRow> | null = null,
     readonly searchLimits: SearchLimits = SEARCH_LIMITS,
     timeZone: string = DEFAULT_TIMEZONE,
+    private readonly searches: OperationSearches = searchesHere(port),
   ) {
     this.coverageReader = new CoverageReader(port, timeZone);
     this.companyStmt = port.prepare<CompanyRecord, [string]>(
@@ -113,8 +115,8 @@ export class McpReadModel {
    * Stored operations of one account (never the bank), ordered by (doc_date, operation_id), each
    * once; a text search within its budget (db/operation-search.ts, on either store).
    */
-  searchOperations(f: OperationFilter): StatementOperation[] {
-    return searchOperations(this.port, f, this.searchLimits);
+  searchOperations(f: OperationFilter): Promise<StatementOperation[]> {
+    return this.searches.search(f, this.searchLimits);
   }
 
   /** Which days of `from`..`to` the ready statements of the account hold, as of `now` (statements/coverage.ts). */
@@ -127,7 +129,7 @@ export class McpReadModel {
    * whole period that matches the filter: the operations `searchOperations` gives over all pages,
    * each once; within the same budget.
    */
-  searchTotals(f: TotalsFilter): OperationTotals {
-    return operationTotals(this.port, f, this.searchLimits);
+  searchTotals(f: TotalsFilter): Promise<OperationTotals> {
+    return this.searches.totals(f, this.searchLimits);
   }
 }

@@ -1,7 +1,6 @@
 // The rows of the statements tables and the reads over them that both the lifecycle repository
-// and the agent tools' read-only model (mcp/read-model.ts) run: the statement list query, the
-// document kinds' order. (An operation's row and its mapping: db/operation-rows.ts.)
-import { DOC_TYPES } from "../formats/types";
+// and the agent tools' read-only model (mcp/read-model.ts) run: the statement list query. (An
+// operation's row and its mapping: db/operation-rows.ts.)
 
 /** An account's last balance as the bank reported it (kopecks). */
 export interface BalanceRow {
@@ -42,15 +41,6 @@ export interface StatementRow {
   import_sha256: string | null;
   /** Until when a poller holds it (0: nobody). */
   lease_until_ms: number;
-}
-
-/** Distinct kinds in DOC_TYPES order (a kind it lacks, which no export can write, last). */
-export function inDocTypeOrder(kinds: Iterable<string>): string[] {
-  const rank = (kind: string) => {
-    const i = (DOC_TYPES as readonly string[]).indexOf(kind);
-    return i < 0 ? DOC_TYPES.length : i;
-  };
-  return [...new Set(kinds)].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 export interface StatementListFilter {

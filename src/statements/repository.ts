@@ -2,19 +2,13 @@
 // cached balances. Writes that belong together run in one synchronous transaction (SQLite: BEGIN
 // IMMEDIATE; PostgreSQL: serializable, run again after a conflict). Portable SQL on the stores'
 // port. How operations are written is in operation-store.ts, what the exports read in
-// export/queries.ts.
+// db/export-reads.ts.
 import { type CacheChanges, RowCache } from "../db/row-cache";
 import type { SqlPort } from "../db/sql-port";
 import { statementDaysWriter } from "../db/statement-days";
-import type { StatementOperation } from "../formats/types";
+import { inDocTypeOrder, type StatementOperation } from "../formats/types";
 import { OperationStore } from "./operation-store";
-import {
-  type BalanceRow,
-  inDocTypeOrder,
-  type StatementListFilter,
-  type StatementRow,
-  statementListQuery,
-} from "./queries";
+import { type BalanceRow, type StatementListFilter, type StatementRow, statementListQuery } from "./queries";
 
 export type { BalanceRow, BankState, StatementListFilter, StatementRow, StatementStatus } from "./queries";
 

@@ -23,10 +23,13 @@ import {
 } from "../../src/db/pg/operations-search";
 import { postgresPort } from "../../src/db/pg/port";
 import { PgSyncClient } from "../../src/db/pg/sync-client";
-import { SearchBudgetExceeded } from "../../src/db/search-limits";
+import { SEARCH_LIMITS, SearchBudgetExceeded } from "../../src/db/search-limits";
 import { type SqlArray, type SqlPort, type SqlValue, sqlitePort } from "../../src/db/sql-port";
+import {
+  searchOperations as sqliteSearch,
+  operationTotals as sqliteTotals,
+} from "../../src/db/sqlite/operations-search";
 import type { StatementOperation } from "../../src/formats/types";
-import { McpReadModel } from "../../src/mcp/read-model";
 import { connect, freshDatabase, migratedDatabase, PG_MIGRATIONS } from "../helpers/pg";
 import { tempDir } from "../helpers/server";
 
@@ -255,6 +258,17 @@ function searched(text: string): string[] | undefined {
 
 // ---- both stores ----
 
+/** The same searches on SQLite, in this thread: what PostgreSQL's must equal. */
+class SqliteSearch {
+  constructor(private readonly port: SqlPort) {}
+  searchOperations(f: PgOperationFilter): StatementOperation[] {
+    return sqliteSearch(this.port, f, SEARCH_LIMITS);
+  }
+  searchTotals(f: Omit<PgOperationFilter, "after" | "limit">): OperationTotals {
+    return sqliteTotals(this.port, f, SEARCH_LIMITS);
+  }
+}
+
 class Stores {
   /** The plans' sizes; undefined: the module's own. */
   tuning: SearchTuning | undefined;
@@ -265,14 +279,14 @@ class Stores {
     /** The same database as searchOperations reads it. */
     readonly pg: SqlPort,
     readonly sqlite: OpenedDatabase,
-    readonly read: McpReadModel,
+    readonly read: SqliteSearch,
   ) {}
 
   static async open(): Promise<Stores> {
     const url = await migratedDatabase();
     const sqlite = openDatabase(":memory:");
     migrate(sqlite.db);
-    return new Stores(connect(url), syncPort(url), sqlite, new McpReadModel(sqlitePort(sqlite.sqlite)));
+    return new Stores(connect(url), syncPort(url), sqlite, new SqliteSearch(sqlitePort(sqlite.sqlite)));
   }
 
   async insert(rows: Row[]): Promise<void> {

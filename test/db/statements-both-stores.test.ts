@@ -5,9 +5,10 @@
 // the same moment end with one order (the loser's transaction runs again and finds it); the
 // search's totals count an operation two statements hold once.
 import { describe, expect, test } from "bun:test";
+import { operationTotals } from "../../src/db/operation-search";
+import { SEARCH_LIMITS } from "../../src/db/search-limits";
 import type { SqlPort } from "../../src/db/sql-port";
 import type { DocType } from "../../src/formats/types";
-import { McpReadModel } from "../../src/mcp/read-model";
 import { type NewStatement, StatementRepository } from "../../src/statements/repository";
 import { twoStores, UNCACHED } from "../helpers/pg";
 import { statementOperation } from "../helpers/rows";
@@ -98,12 +99,11 @@ function scenario(port: SqlPort) {
       .map((s) => s.id),
     // search_operations' totals over what both statements hold (o2 twice): each operation once.
     totals: [undefined, ["ЕЛКИ"], ["счет", "12"], ["зебра"]].map((words) =>
-      new McpReadModel(port).searchTotals({
-        bankAccountId: "acc1",
-        dateFrom: "2026-10-01",
-        dateTo: "2026-10-31",
-        words,
-      }),
+      operationTotals(
+        port,
+        { bankAccountId: "acc1", dateFrom: "2026-10-01", dateTo: "2026-10-31", words },
+        SEARCH_LIMITS,
+      ),
     ),
   };
 }

@@ -1,7 +1,7 @@
 // lanes: postgres
-// The compiled `svc` from a directory that holds no source tree: migrations (both dialects), the checkpoint worker
-// and the export worker are embedded, the server starts, orders a statement and exports it (large
-// enough to be rendered by export threads).
+// The compiled `svc` from a directory that holds no source tree: migrations (both dialects), the checkpoint worker,
+// the export, import and search workers are embedded, the server starts, orders a statement and exports it (large
+// enough to be rendered by export threads), imports a bank file and searches it as an agent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -178,6 +178,53 @@ describe("compiled svc", () => {
       status: "ready",
       operations_count: bank.operations.length,
     });
+    // An agent's search runs in a search thread: its module is in the binary as well.
+    const agent = (await (
+      await server.admin("POST", "/tokens", {
+        company_id: files.companyId,
+        name: "bin-agent",
+        purpose: "mcp",
+        mode: "live",
+        scope_read_statements: true,
+        accounts: [{ bank_account_id: files.accountId, allow_read_statements: true }],
+      })
+    ).json()) as { token: string };
+    const mcp = (body: unknown, session?: string) =>
+      fetch(`${server.url}/api/v1/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${agent.token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(session ? { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const init = await mcp({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bin", version: "1" } },
+    });
+    const session = init.headers.get("mcp-session-id") ?? "";
+    expect(session).not.toBe("");
+    const searched = await mcp(
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: {
+          name: "search_operations",
+          arguments: { bank_account_id: files.accountId, date_from: "2026-10-01", date_to: "2026-10-10" },
+        },
+      },
+      session,
+    );
+    const found = (await searched.json()) as {
+      result: { isError: boolean; structuredContent: { totals: { count: number } } };
+    };
+    expect(found.result.isError).toBe(false);
+    expect(found.result.structuredContent.totals.count).toBe(bank.operations.length);
     expect(await server.stop("SIGTERM")).toBe(0);
     // The checkpoint worker is a second entrypoint of the binary: it must be found and run.
     const messages = server.lines.map((l) => (JSON.parse(l) as { msg: string }).msg);

@@ -65,7 +65,8 @@ export function makeTestApp(
   const logs: string[] = [];
   let store: Store | ReturnType<typeof openDatabase>;
   if (databaseUrl) {
-    store = postgresTestStore(databaseUrl, config.rowCache);
+    // Searches in threads of their own, as a server runs them.
+    store = postgresTestStore(databaseUrl, config.rowCache, config.searchThreads);
   } else {
     store = openDatabase(dbPath);
     migrate(store.db);

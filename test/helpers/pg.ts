@@ -89,8 +89,8 @@ export function cloneTemplate(): string {
 }
 
 /** A PostgreSQL store on a fresh database, closed and dropped by the hooks below. */
-export function postgresTestStore(url: string, rowCache: boolean): PostgresStore {
-  const store = postgresStore({ databaseUrl: url, databaseTimeoutMs: 30_000, rowCache });
+export function postgresTestStore(url: string, rowCache: boolean, searchThreads = 0): PostgresStore {
+  const store = postgresStore({ databaseUrl: url, databaseTimeoutMs: 30_000, rowCache, searchThreads });
   open.push({ store, database: new URL(url).pathname.slice(1), madeInTest: inTest });
   return store;
 }

@@ -5,10 +5,17 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { embeddedMigrations } from "../../src/db/migrations.gen";
 import { embeddedMigrationMeta, migrate, openDatabase } from "../../src/db/open";
-import { sqlitePort } from "../../src/db/sql-port";
-import { McpReadModel } from "../../src/mcp/read-model";
+import type { OperationFilter } from "../../src/db/operation-filter";
+import { searchOperations } from "../../src/db/operation-search";
+import { SEARCH_LIMITS } from "../../src/db/search-limits";
+import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
 import { makeTestApp } from "../helpers/app";
 import { tempDir } from "../helpers/server";
+
+/** The store's search, in this thread. */
+const searchesOn = (port: SqlPort) => ({
+  searchOperations: (f: OperationFilter) => searchOperations(port, f, SEARCH_LIMITS),
+});
 
 describe("search_operations text plans", () => {
   test("common, medium and rare words give exactly the matching operations, page by page", async () => {
@@ -18,7 +25,7 @@ describe("search_operations text plans", () => {
     await t.services.poller.idle();
     await t.services.poller.tick();
     await t.services.poller.idle();
-    const read = new McpReadModel(t.services.port);
+    const read = searchesOn(t.services.port);
     const all = read.searchOperations({
       bankAccountId: w.account.bank_account_id,
       dateFrom: "2026-10-01",
@@ -119,7 +126,7 @@ describe("migration 0004 (prefix indexes)", () => {
     };
     expect(ddl.sql).toContain("prefix='2 3 4 5 6 7 8'");
 
-    const read = new McpReadModel(sqlitePort(b.sqlite));
+    const read = searchesOn(sqlitePort(b.sqlite));
     const search = (from: string, to: string, word: string) =>
       read.searchOperations({
         bankAccountId: w.account.bank_account_id,

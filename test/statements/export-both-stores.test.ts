@@ -4,11 +4,12 @@
 // PostgresExportQueries on PostgreSQL (json from operationJson, every 1C document by the field
 // writer); the document kinds and the operations read back are the same too.
 import { describe, expect, test } from "bun:test";
+import type { ExportReads } from "../../src/db/export-reads";
+import { PostgresExportQueries } from "../../src/db/pg/export-reads";
 import type { SqlPort } from "../../src/db/sql-port";
+import { ExportQueries } from "../../src/db/sqlite/export-reads";
 import { DOC_TYPES, type OneCVersion, type StatementOperation } from "../../src/formats/types";
 import { type ExportFormat, exportStatement, pageRenderer } from "../../src/statements/export";
-import { PostgresExportQueries } from "../../src/statements/export/pg-queries";
-import { ExportQueries, type ExportReads } from "../../src/statements/export/queries";
 import type { StatementRow } from "../../src/statements/queries";
 import { StatementRepository } from "../../src/statements/repository";
 import { twoStores, UNCACHED } from "../helpers/pg";

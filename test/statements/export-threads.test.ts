@@ -4,14 +4,12 @@
 // the server must not leave a thread or an open read behind.
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { type ExportFormat, exportStatement } from "../../src/statements/export";
-import type { ExportThreads, ExportThreadsOptions } from "../../src/statements/export/threads";
+import type { ExportThreadsOptions } from "../../src/statements/export/threads";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
 import { sqlInAnotherProcess, tempDir } from "../helpers/server";
+import { expectThreadsRenderTheSame, settled } from "./export-threads-support";
 
 const PATH = "/api/v1/integration/statements";
-const ACCOUNT = { accountNumber: "40702810900000000001", alias: "main" };
-const CREATED = { date: "2026-11-20", time: "12:00:00" };
 const apps: TestApp[] = [];
 
 afterEach(async () => {
@@ -52,49 +50,16 @@ async function appWithStatement(
   return { t, w, row, dbPath, url: `${PATH}/${id}/export` };
 }
 
-async function settled(threads: ExportThreads): Promise<number> {
-  for (let i = 0; i < 500 && threads.runningThreads > 0; i++) await Bun.sleep(10);
-  return threads.runningThreads;
-}
-
-const bytesOf = async (body: ReadableStream<Uint8Array>) =>
-  Buffer.from(await new Response(body).arrayBuffer());
-
 describe("exports rendered by worker threads", () => {
   test("are byte for byte the exports rendered in the server's thread, in every format", async () => {
     const { t, row } = await appWithStatement({ minOperations: 1, threads: 2 });
-    const repo = t.services.exportQueries;
-    const threads = t.services.exportThreads;
     // Line breaks inside values: such documents are written by the field writer, in the worker too.
     const breaks = t.db
       .query("SELECT count(*) AS n FROM operations WHERE purpose LIKE '%' || char(10) || '%'")
       .get() as { n: number };
     expect(breaks.n).toBeGreaterThan(0);
     expect(row.operations_count).toBe(3000);
-    const cases: [ExportFormat, "1.02" | "1.03"][] = [
-      ["json", "1.03"],
-      ["csv", "1.03"],
-      ["1c", "1.02"],
-      ["1c", "1.03"],
-    ];
-    for (const [format, version] of cases) {
-      const here = exportStatement(repo, row, ACCOUNT, format, { version, created: CREATED });
-      let used = 0;
-      const there = exportStatement(repo, row, ACCOUNT, format, {
-        version,
-        created: CREATED,
-        pages: (job, pages, operations) => {
-          const source = threads.source(job, pages, operations);
-          if (source) used = threads.runningThreads;
-          return source;
-        },
-      });
-      expect(used).toBe(2);
-      const [a, b] = [await bytesOf(here.body), await bytesOf(there.body)];
-      expect(b.length).toBeGreaterThan(100_000);
-      expect(b.equals(a)).toBe(true);
-      expect(await settled(threads)).toBe(0);
-    }
+    await expectThreadsRenderTheSame(t, row, 2);
   }, 60_000);
 
   test("the download route uses them for statements of at least minOperations operations", async () => {

@@ -161,7 +161,7 @@ describe("exports", () => {
 
 describe("json export objects", () => {
   test("built by SQLite, they equal operationJson of every operation", async () => {
-    const { operationJson } = await import("../../src/statements/export");
+    const { operationJson } = await import("../../src/formats/operation-json");
     const t = makeTestApp();
     const w = t.fixtures.world({ ops_per_day: 50 });
     const id = await readyStatement(t, w.token, w.account.bank_account_id, "2026-10-01", "2026-10-31");

@@ -1,5 +1,5 @@
 // lanes: sqlite
-// The 1C export reads its documents laid out by SQLite (statements/export/onec-sql.ts). Whatever is
+// The 1C export reads its documents laid out by SQLite (db/sqlite/onec-sql.ts). Whatever is
 // stored, the file must hold exactly the bytes of the field writer (writeStatementDocumentFields),
 // which is the definition: line breaks, NUL, quotes and characters cp1251 lacks in any value,
 // every amount, both directions, every document kind, both versions.
@@ -7,10 +7,10 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { migrate, openDatabase } from "../../src/db/open";
 import { sqlitePort } from "../../src/db/sql-port";
+import { ExportQueries } from "../../src/db/sqlite/export-reads";
 import { encodeCp1251, oneCStatementDocument, oneCStatementFooter } from "../../src/formats/onec";
 import { DOC_TYPES, type OneCVersion, type StatementOperation } from "../../src/formats/types";
 import { exportStatement } from "../../src/statements/export";
-import { ExportQueries } from "../../src/statements/export/queries";
 import { StatementRepository, type StatementRow } from "../../src/statements/repository";
 
 const ACCOUNT = "40702810900000000001";

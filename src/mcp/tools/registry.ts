@@ -40,7 +40,8 @@ export interface ToolDefinition<I extends TObject = TObject, O extends TObject =
   description: string;
   inputSchema: I;
   outputSchema: O;
-  handler(args: Static<I>, ctx: ToolCallContext, deps: ToolDeps): Static<O>;
+  /** Synchronous, or a promise where the work runs elsewhere (a search in a search thread). */
+  handler(args: Static<I>, ctx: ToolCallContext, deps: ToolDeps): Static<O> | Promise<Static<O>>;
   /**
    * What a model reads (`content[0].text`): compact lines, not the JSON of the output, whose first
    * line says in words what the answer holds and what it does not (decisions §15).
@@ -140,12 +141,12 @@ export type ToolCallOutcome =
  * errors become tool-level error results; an unknown name is `{found: false}` (the transport
  * answers -32601 or 404); any other failure is thrown.
  */
-export function callTool(
+export async function callTool(
   registry: ToolRegistry,
   ctx: ToolCallContext,
   name: string,
   args: Record<string, unknown>,
-): ToolCallOutcome {
+): Promise<ToolCallOutcome> {
   const tool = registry.get(name);
   if (!tool) return { found: false };
   if (!Value.Check(tool.inputSchema, args)) {
@@ -155,7 +156,7 @@ export function callTool(
     return { found: true, result: errorResult("validation_error", message), outcome: "validation_error" };
   }
   try {
-    const output = tool.handler(args, ctx, registry.deps);
+    const output = await tool.handler(args, ctx, registry.deps);
     const text = tool.text(output, args, registry.deps);
     return { found: true, result: successResult(output as Record<string, unknown>, text), outcome: "ok" };
   } catch (e) {

@@ -185,9 +185,9 @@ function openCursor(
 }
 
 /** A search over its budget is the model's to narrow: a tool-level validation_error that says how. */
-function budgeted<T>(search: () => T): T {
+async function budgeted<T>(search: Promise<T>): Promise<T> {
   try {
-    return search();
+    return await search;
   } catch (e) {
     if (!(e instanceof SearchBudgetExceeded)) throw e;
     throw validationError(
@@ -217,7 +217,7 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
   inputSchema: input,
   outputSchema: output,
   text: searchText,
-  handler(args, { principal }, { access, read, cursors, clock }) {
+  async handler(args, { principal }, { access, read, cursors, clock }) {
     if (!isValidIsoDate(args.date_from)) throw validationError("date_from", "date_from: неверная дата");
     if (!isValidIsoDate(args.date_to)) throw validationError("date_to", "date_to: неверная дата");
     if (args.date_from > args.date_to) throw validationError("date_from", "date_from позже date_to");
@@ -273,10 +273,13 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
       totals = next.totals;
     }
     const account = access.account(principal, args.bank_account_id, "read_statements");
-    const rows = budgeted(() => read.searchOperations({ ...filter, after, limit: limit + 1 }));
-    // The first page counts them; the next pages carry them in their cursor (they cost a read of
-    // every match, the page only its own rows).
-    totals ??= budgeted(() => read.searchTotals(filter));
+    // The first page counts them (beside the page, in another thread when there are threads); the
+    // next pages carry them in their cursor (they cost a read of every match, the page only its rows).
+    const [rows, counted] = await Promise.all([
+      budgeted(read.searchOperations({ ...filter, after, limit: limit + 1 })),
+      totals ?? budgeted(read.searchTotals(filter)),
+    ]);
+    totals = counted;
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {

@@ -4,9 +4,9 @@ import { dateInZone } from "../../core/clock";
 import { ApiError, validationError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
 import type { Metrics } from "../../core/metrics";
+import type { ExportReads } from "../../db/export-reads";
 import type { StatementRow } from "../queries";
 import { type ExportFormat, exportStatement } from ".";
-import type { ExportReads } from "./queries";
 import type { ExportThreads } from "./threads";
 
 export interface DownloadDeps {

@@ -1,18 +1,16 @@
 // Statement exports as streams: operations are read page by page and written chunk by chunk, so
 // memory does not grow with the size of a statement. Pages are rendered in this thread, or, for a
 // large statement, by worker threads with their own read-only connections (threads.ts).
+import { type ExportedStatement, type ExportReads, laidOutDocumentLines } from "../../db/export-reads";
 import { csvHeader, csvLinesFromStored } from "../../formats/csv";
-import { kopecksToJsonNumber } from "../../formats/money";
 import {
   encodeCp1251,
   OneCDocumentEncoder,
   oneCStatementFooter,
   oneCStatementHeader,
 } from "../../formats/onec";
-import type { DocType, OneCVersion, StatementOperation } from "../../formats/types";
+import type { DocType, OneCVersion } from "../../formats/types";
 import type { StatementRow } from "../queries";
-import { oneCDocumentSql } from "./onec-sql";
-import type { ExportReads } from "./queries";
 
 export type ExportFormat = "1c" | "csv" | "json";
 
@@ -35,7 +33,7 @@ export interface ExportFile {
 
 /** What a page renderer needs: plain data, so that it can be posted to a worker thread. */
 export interface ExportJob {
-  statement: Pick<StatementRow, "id" | "bank_account_id">;
+  statement: ExportedStatement;
   format: ExportFormat;
   version: OneCVersion;
 }
@@ -49,26 +47,6 @@ export interface PageSource {
   next(): Uint8Array | null | Promise<Uint8Array | null>;
   /** The reader has gone (or the stream failed): stop rendering and free what is held. */
   cancel(): void;
-}
-
-/** An operation as the json export shows it: amounts as numbers, account numbers in clear. The
- *  export builds the same objects in SQL (`operationsJsonPage`); this is their definition in code,
- *  and a test holds the two equal. */
-export function operationJson(op: StatementOperation) {
-  return {
-    operation_id: op.operation_id,
-    direction: op.direction,
-    doc_type: op.doc_type,
-    doc_number: op.doc_number,
-    doc_date: op.doc_date,
-    amount: kopecksToJsonNumber(op.amount),
-    currency: op.currency,
-    purpose: op.purpose,
-    payer: { ...op.payer },
-    payee: { ...op.payee },
-    // Only tax and customs payments carry it: other operations have no "budget" key.
-    ...(op.budget ? { budget: { ...op.budget } } : {}),
-  };
 }
 
 /** Pages of a statement of `operations` rows (seq 1 … operations after it became ready). */
@@ -92,7 +70,7 @@ export function pageRenderer(queries: ExportReads, job: ExportJob): PageRenderer
       };
     case "1c": {
       const encoder = new OneCDocumentEncoder(job.version);
-      const { lines } = oneCDocumentSql(job.version);
+      const lines = laidOutDocumentLines(job.version);
       return (n) => {
         // Documents SQLite could not lay out (null, or a line break inside a value) are left to
         // the field writer, which writes such values its own way and throws on what it refuses;
@@ -110,11 +88,18 @@ export function pageRenderer(queries: ExportReads, job: ExportJob): PageRenderer
   }
 }
 
-/** Pages rendered here, one per pull of the stream. */
+/**
+ * Pages rendered here, one per pull of the stream. Before each page after the first, the requests
+ * waiting meanwhile are answered: a download the client takes as fast as it is written would
+ * otherwise pull every page at once and hold this thread to its end.
+ */
 function renderedHere(render: PageRenderer, pages: number): PageSource {
   let n = 0;
   return {
-    next: () => (n < pages ? render(n++) : null),
+    next: async () => {
+      if (n > 0 && n < pages) await new Promise((resolve) => setImmediate(resolve));
+      return n < pages ? render(n++) : null;
+    },
     cancel: () => {
       n = pages;
     },

@@ -1,15 +1,15 @@
 // Runs in its own thread (see threads.ts): renders every `stride`-th page of one export,
-// starting at page `first`, through its own read-only connection, and posts each page's bytes. At
-// most `ahead` pages wait unread by the server; each one read is acknowledged ("more"). Between
-// pages no statement is open, so "stop" can close the connection cleanly at any time.
-import { Database } from "bun:sqlite";
+// starting at page `first`, through its own read-only connection (to the SQLite file or the
+// PostgreSQL database), and posts each page's bytes. At most `ahead` pages wait unread by the
+// server; each one read is acknowledged ("more"). Between pages no statement is open, so "stop"
+// can close the connection cleanly at any time.
+import { openWorkerConnection, type StoreLocation, type WorkerConnection } from "../../db/worker-connection";
 import { type ExportJob, type PageRenderer, pageRenderer } from ".";
-import { ExportQueries } from "./queries";
 
 declare const self: Worker;
 
 export interface ExportWorkerStart {
-  path: string;
+  store: StoreLocation;
   job: ExportJob;
   first: number;
   stride: number;
@@ -21,7 +21,7 @@ export type ExportWorkerCommand = { start: ExportWorkerStart } | "more" | "stop"
 /** A page's bytes, a failure, or the answer to "stop". */
 export type ExportWorkerMessage = Uint8Array | { error: string } | "stopped";
 
-let db: Database | null = null;
+let db: WorkerConnection | null = null;
 let render: PageRenderer | null = null;
 let next = 0;
 let stride = 1;
@@ -69,11 +69,9 @@ self.onmessage = (event: MessageEvent<ExportWorkerCommand>) => {
   }
   const start = command.start;
   try {
-    // The same guarantees as the agents' connection (db/open.ts openReadOnly): SQLite refuses writes.
-    db = new Database(start.path, { readonly: true, strict: true });
-    db.exec("PRAGMA busy_timeout = 5000");
-    db.exec("PRAGMA query_only = ON");
-    render = pageRenderer(new ExportQueries(db), start.job);
+    // The same guarantees as the agents' connection: the database refuses writes through it.
+    db = openWorkerConnection(start.store, { mode: "read" });
+    render = pageRenderer(db.exportReads(), start.job);
   } catch (e) {
     close();
     self.postMessage({ error: e instanceof Error ? e.message : String(e) } satisfies ExportWorkerMessage);

@@ -6,6 +6,7 @@
 // in-memory database (no other connection can see it), are imported in the server's thread.
 import type { Logger } from "../../core/logger";
 import { workerEntry } from "../../core/worker-entry";
+import type { StoreLocation } from "../../db/worker-connection";
 import type { StatementRepository } from "../repository";
 import {
   errorOf,
@@ -16,7 +17,7 @@ import {
   inlineImports,
   type ParsedImport,
 } from ".";
-import type { ImportStore, ImportWorkerCommand, ImportWorkerMessage } from "./worker";
+import type { ImportWorkerCommand, ImportWorkerMessage } from "./worker";
 
 export interface ImportThreadsOptions {
   /** Files smaller than this are imported in the server's thread (default 1 MB). */
@@ -116,7 +117,7 @@ export class ImportThreads implements ImportRunner {
 
   /** `store`: where workers store; null: every import in the server's thread. */
   constructor(
-    private readonly store: ImportStore | null,
+    private readonly store: StoreLocation | null,
     repo: StatementRepository,
     private readonly logger: Logger,
     options: ImportThreadsOptions = {},

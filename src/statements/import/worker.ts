@@ -4,11 +4,7 @@
 // and before each next chunk waits until the server's thread has answered (so the server's own
 // writes get the lock between chunks, never waiting for the whole file).
 // Other connections' commits empty the server's row caches, the lease's included.
-import type { Database } from "bun:sqlite";
-import { openWriter } from "../../db/open";
-import { postgresPort } from "../../db/pg/port";
-import { PgSyncClient } from "../../db/pg/sync-client";
-import { type SqlPort, sqlitePort } from "../../db/sql-port";
+import { openWorkerConnection, type StoreLocation, type WorkerConnection } from "../../db/worker-connection";
 import type { StatementOperation } from "../../formats/types";
 import { StatementRepository } from "../repository";
 import { readStatementFile } from "../statement-file";
@@ -26,13 +22,8 @@ declare const self: Worker;
 
 const WORKER_BUSY_TIMEOUT_MS = 120_000;
 
-/** The database the worker stores into: the server's SQLite file, or its PostgreSQL database. */
-export type ImportStore =
-  | { kind: "sqlite"; path: string }
-  | { kind: "postgres"; url: string; timeoutMs: number };
-
 export type ImportWorkerCommand =
-  | { parse: { store: ImportStore; job: ImportJob } }
+  | { parse: { store: StoreLocation; job: ImportJob } }
   | { store: { statementId: string; bankAccountId: string; lease: ImportLease } }
   | "next"
   | "stop";
@@ -44,10 +35,9 @@ export type ImportWorkerMessage =
   | { failed: ImportFailure }
   | "stopped";
 
-let target: ImportStore | null = null;
+let target: StoreLocation | null = null;
 let operations: StatementOperation[] | null = null;
-let sqlite: Database | null = null;
-let pg: PgSyncClient | null = null;
+let connection: WorkerConnection | null = null;
 let next: (() => void) | null = null;
 
 function post(message: ImportWorkerMessage): void {
@@ -56,27 +46,16 @@ function post(message: ImportWorkerMessage): void {
 
 function close(): void {
   operations = null;
-  sqlite?.close();
-  sqlite = null;
-  pg?.close();
-  pg = null;
-}
-
-function port(store: ImportStore): SqlPort {
-  if (store.kind === "sqlite") {
-    sqlite = openWriter(store.path);
-    // Another import's chunks may come first: this one waits for the lock rather than fail.
-    sqlite.exec(`PRAGMA busy_timeout = ${WORKER_BUSY_TIMEOUT_MS}`);
-    return sqlitePort(sqlite);
-  }
-  pg = new PgSyncClient(store.url, { timeoutMs: store.timeoutMs });
-  return postgresPort(pg);
+  connection?.close();
+  connection = null;
 }
 
 async function store(statementId: string, bankAccountId: string, lease: ImportLease): Promise<void> {
   const ops = operations;
   if (target === null || ops === null) throw new Error("nothing parsed to store");
-  const repo = new StatementRepository(port(target));
+  // On SQLite another import's chunks may come first: this one waits for the lock rather than fail.
+  connection = openWorkerConnection(target, { mode: "write", busyTimeoutMs: WORKER_BUSY_TIMEOUT_MS });
+  const repo = new StatementRepository(connection.port);
   let chunks = 0;
   // After each chunk the server's thread is asked before the next one: it answers once it is free,
   // so a write of its own that waited for the lock goes first instead of waiting for the whole file.

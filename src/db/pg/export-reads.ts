@@ -1,18 +1,16 @@
-// What the statement exports read (ExportReads), on PostgreSQL through the stores' port, in
+// What the statement exports read (ExportReads), on PostgreSQL through a port, in
 // portable SQL. The pages come out as ExportQueries gives them on SQLite, so the files are the same
 // bytes: json objects are `operationJson` of each row (SQLite builds the same text in SQL), and 1C
 // documents are all left to the field writer (`document` null), which is what SQLite's laid-out
 // documents are held equal to.
 
-import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../../db/operation-rows";
-import type { SqlPort, SqlStatement } from "../../db/sql-port";
 import { CSV_COLUMNS, type StoredCsvValues } from "../../formats/csv";
-import type { OneCVersion, StatementOperation } from "../../formats/types";
-import { inDocTypeOrder, type StatementRow } from "../queries";
-import { operationJson } from ".";
-import type { ExportReads } from "./queries";
+import { operationJson } from "../../formats/operation-json";
+import { inDocTypeOrder, type OneCVersion, type StatementOperation } from "../../formats/types";
+import type { ExportedStatementKinds, ExportReads, ExportedStatement as Statement } from "../export-reads";
+import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../operation-rows";
+import type { SqlPort, SqlStatement } from "../sql-port";
 
-type Statement = Pick<StatementRow, "id" | "bank_account_id">;
 type PageParams = [string, string, number, number];
 
 const FROM_STATEMENT = `FROM statement_operations so
@@ -85,7 +83,7 @@ export class PostgresExportQueries implements ExportReads {
       .map((r) => ({ seq: r.seq, json: JSON.stringify(operationJson(operationFromRow(r))) }));
   }
 
-  docTypes(statement: Pick<StatementRow, "id" | "doc_types">): string[] {
+  docTypes(statement: ExportedStatementKinds): string[] {
     if (statement.doc_types !== null) return JSON.parse(statement.doc_types) as string[];
     return inDocTypeOrder(this.kinds.all(statement.id).map((r) => r.doc_type));
   }

@@ -1,11 +1,11 @@
-// What the statement exports read: a ready statement's operations page by page, as csv values,
-// json text or 1C documents laid out by SQLite, and its document kinds. Used by the server's
-// thread and by the export workers, each over its own connection; nothing here writes.
+// What the statement exports read on SQLite: a ready statement's operations page by page, as csv
+// values, json text or 1C documents laid out by SQLite, and its document kinds. Used by the
+// server's thread and by the export workers, each over its own connection; nothing here writes.
 import type { Database, Statement } from "bun:sqlite";
-import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../../db/operation-rows";
 import type { StoredCsvValues } from "../../formats/csv";
-import type { OneCVersion, StatementOperation } from "../../formats/types";
-import { inDocTypeOrder, type StatementRow } from "../queries";
+import { inDocTypeOrder, type OneCVersion, type StatementOperation } from "../../formats/types";
+import type { ExportedStatement, ExportedStatementKinds, ExportReads } from "../export-reads";
+import { OPERATION_COLUMNS, type OperationDbRow, operationFromRow } from "../operation-rows";
 import { oneCDocumentSql } from "./onec-sql";
 
 function hasConcat(sqlite: Database): boolean {
@@ -15,40 +15,6 @@ function hasConcat(sqlite: Database): boolean {
   } catch {
     return false;
   }
-}
-
-/** What the exports read, from either store: ExportQueries (SQLite, the export workers too) or
- *  PostgresExportQueries (pg-queries.ts). */
-export interface ExportReads {
-  /** The operations at these positions of a statement, in seq order. */
-  operationsAt(
-    statement: Pick<StatementRow, "id" | "bank_account_id">,
-    seqs: number[],
-  ): { seq: number; op: StatementOperation }[];
-  /** A statement's operations after `afterSeq` through `lastSeq` as stored csv values
-   *  (CSV_COLUMNS order, amount in kopecks). */
-  operationsCsvPage(
-    statement: Pick<StatementRow, "id" | "bank_account_id">,
-    afterSeq: number,
-    lastSeq: number,
-  ): { seq: number; values: StoredCsvValues }[];
-  /** A statement's operations after `afterSeq` through `lastSeq` as 1C documents laid out by the
-   *  database; `document` is null for a row the field writer must write. */
-  operationsOneCPage(
-    statement: Pick<StatementRow, "id" | "bank_account_id">,
-    version: OneCVersion,
-    afterSeq: number,
-    lastSeq: number,
-  ): { seq: number; document: string | null }[];
-  /** A statement's operations after `afterSeq` through `lastSeq` as json export objects (JSON text,
-   *  byte for byte `operationJson`'s). */
-  operationsJsonPage(
-    statement: Pick<StatementRow, "id" | "bank_account_id">,
-    afterSeq: number,
-    lastSeq: number,
-  ): { seq: number; json: string }[];
-  /** The document kinds among a ready statement's operations, in DOC_TYPES order. */
-  docTypes(statement: Pick<StatementRow, "id" | "doc_types">): string[];
 }
 
 export class ExportQueries implements ExportReads {
@@ -107,10 +73,7 @@ export class ExportQueries implements ExportReads {
   }
 
   /** The operations at these positions of a statement, in seq order. */
-  operationsAt(
-    statement: Pick<StatementRow, "id" | "bank_account_id">,
-    seqs: number[],
-  ): { seq: number; op: StatementOperation }[] {
+  operationsAt(statement: ExportedStatement, seqs: number[]): { seq: number; op: StatementOperation }[] {
     return this.opsAt
       .all(statement.bank_account_id, statement.id, JSON.stringify(seqs))
       .map((r) => ({ seq: r.seq, op: operationFromRow(r) }));
@@ -119,7 +82,7 @@ export class ExportQueries implements ExportReads {
   /** A statement's operations after `afterSeq` through `lastSeq` as stored csv values
    *  (CSV_COLUMNS order, amount in kopecks). */
   operationsCsvPage(
-    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    statement: ExportedStatement,
     afterSeq: number,
     lastSeq: number,
   ): { seq: number; values: StoredCsvValues }[] {
@@ -131,7 +94,7 @@ export class ExportQueries implements ExportReads {
   /** A statement's operations after `afterSeq` through `lastSeq` as 1C documents laid out by
    *  SQLite (`oneCDocumentSql`); `document` is null for a row the field writer must write. */
   operationsOneCPage(
-    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    statement: ExportedStatement,
     version: OneCVersion,
     afterSeq: number,
     lastSeq: number,
@@ -154,7 +117,7 @@ export class ExportQueries implements ExportReads {
 
   /** A statement's operations after `afterSeq` through `lastSeq` as json export objects (JSON text). */
   operationsJsonPage(
-    statement: Pick<StatementRow, "id" | "bank_account_id">,
+    statement: ExportedStatement,
     afterSeq: number,
     lastSeq: number,
   ): { seq: number; json: string }[] {
@@ -163,7 +126,7 @@ export class ExportQueries implements ExportReads {
 
   /** The document kinds among a ready statement's operations, in DOC_TYPES order: as kept when
    *  it became ready, else read from its operations (every one of them). */
-  docTypes(statement: Pick<StatementRow, "id" | "doc_types">): string[] {
+  docTypes(statement: ExportedStatementKinds): string[] {
     if (statement.doc_types !== null) return JSON.parse(statement.doc_types) as string[];
     const found = this.sqlite
       .query<{ doc_type: string }, [string]>(
