@@ -27,13 +27,12 @@ import type { Logger } from "./core/logger";
 import type { RateLimiter } from "./core/rate-window";
 import { FleetSchedule } from "./db/fleet-schedule";
 import type { OpenedDatabase } from "./db/open";
-import { PostgresRateLimiter } from "./db/pg/rate-limiter";
 import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
 import { BankConnectionRepository } from "./db/repos/connections";
 import { TokenRepository } from "./db/repos/tokens";
 import { RowCache } from "./db/row-cache";
 import type { SearchLimits } from "./db/search-limits";
-import { type Store, sqliteStore } from "./db/store";
+import { type Store, sqliteDatabaseOf, sqliteStore } from "./db/store";
 import { createMcpServices, type SessionStore } from "./mcp";
 import { OAuthRepository } from "./oauth/repository";
 import { OAuthService } from "./oauth/service";
@@ -77,18 +76,15 @@ export function buildServices(
   const accounts = new BankAccountRepository(port, externalChanges);
   const tokens = new TokenRepository(port, externalChanges);
   // Counted only where someone can scrape them (SVC_METRICS_TOKEN set); otherwise nothing is kept.
-  const metrics = config.metricsToken
-    ? new PrometheusMetrics(storeReadings(store, config.dbPath, clock))
-    : null;
+  const metrics = config.metricsToken ? new PrometheusMetrics(storeReadings(store, clock)) : null;
   const audit = new AuditLog(port);
   // Agent calls commit their audit entries in groups; everything else writes its own.
   const agentAudit = new AuditBatcher(audit, metrics ?? undefined);
   // Replicas share one count per token; one SQLite server counts in its memory.
   const rateLimiter =
     overrides.rateLimiter ??
-    (store.kind === "postgres"
-      ? new PostgresRateLimiter(store.pool, clock, config.databaseTimeoutMs)
-      : new InMemoryRateLimiter(clock));
+    store.sharedRateLimiter(clock, config.databaseTimeoutMs) ??
+    new InMemoryRateLimiter(clock);
   // Requests without a token to count by, per client address; each replica counts its own.
   const clientLimiter = new AddressLimiter(clock, config.publicRateLimitPerMinute);
   const guard = new TokenGuard(tokens, rateLimiter, clock, logger, clientLimiter);
@@ -241,8 +237,7 @@ export function buildServices(
     store,
     /** The SQLite database (tests, SQLite-only tools); there is none on PostgreSQL. */
     get database(): OpenedDatabase {
-      if (store.kind !== "sqlite") throw new Error("the store is PostgreSQL: no SQLite database");
-      return store.database;
+      return sqliteDatabaseOf(store);
     },
     /** The database as the stores in portable SQL hold it. */
     port,

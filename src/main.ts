@@ -10,13 +10,9 @@ import { type Config, ConfigError, decodeSecretKey } from "./config";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
 import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./core/clock";
 import { createLogger, flushStdout, type Logger } from "./core/logger";
-import { migrate, openDatabase } from "./db/open";
-import { connectPostgres, describeDatabaseUrl } from "./db/pg/connect";
-import { migratePostgres } from "./db/pg/migrate";
 import { makePrivateParent } from "./db/sqlite/private-files";
 import { acquireServeLock, type ServeLock } from "./db/sqlite/serve-lock";
-import { WalCheckpointer } from "./db/sqlite/wal-checkpointer";
-import { postgresStore } from "./db/store";
+import { openPostgresStore, openSqliteStore } from "./db/store";
 import { type DemoSignIn, demoAgainBanner, demoBanner, seedDemo } from "./demo";
 import { OAuthSweeper } from "./oauth/sweeper";
 import { ScheduledBackups } from "./ops/scheduled-backups";
@@ -113,14 +109,11 @@ function requireSqliteStore(config: Config): void {
 export function openServices(config: Config, options: StartOptions = {}): Services {
   requireSqliteStore(config);
   const logger = options.logger ?? createLogger(config.logLevel);
-  const database = openDatabase(config.dbPath);
-  // With a replicator (Litestream) owning checkpoints, no commit of this process may start one.
-  if (config.checkpoints === "external") database.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
-  migrate(database.db);
+  const store = openSqliteStore(config);
   const secretKey = resolveSecretKey(config, options.demo ?? false, logger);
   return buildServices(
     { ...config, secretKey },
-    database,
+    store,
     options.clock ?? systemClock,
     logger,
     options.overrides,
@@ -128,12 +121,11 @@ export function openServices(config: Config, options: StartOptions = {}): Servic
 }
 
 /**
- * A replica on the shared PostgreSQL database: its migrations applied first (under the advisory
- * lock, so replicas starting together apply each once), then the services on its connections.
+ * A replica on the shared PostgreSQL database: its migrations applied first (openPostgresStore),
+ * then the services on its connections.
  * Every replica needs the same SVC_SECRET_KEY (bank credentials, paging cursors): none is made here.
  */
 async function openReplicaServices(config: Config, options: StartOptions): Promise<Services> {
-  const url = config.databaseUrl!;
   if (options.demo) throw new ConfigError("SVC_DATABASE_URL", "--demo работает только с SQLite");
   if (!config.secretKey) {
     throw new ConfigError(
@@ -142,21 +134,9 @@ async function openReplicaServices(config: Config, options: StartOptions): Promi
     );
   }
   const logger = options.logger ?? createLogger(config.logLevel);
-  const sql = connectPostgres(url, { max: 1 });
-  try {
-    const { applied } = await migratePostgres(sql, url);
-    if (applied.length > 0)
-      logger.info("migrations applied", { database: describeDatabaseUrl(url), applied });
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
-  return buildServices(
-    config,
-    postgresStore(config),
-    options.clock ?? systemClock,
-    logger,
-    options.overrides,
-  );
+  const { store, applied } = await openPostgresStore(config);
+  if (applied.length > 0) logger.info("migrations applied", { database: store.location, applied });
+  return buildServices(config, store, options.clock ?? systemClock, logger, options.overrides);
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -204,14 +184,11 @@ async function startOn(
     services.mcp.sweeper,
     new OAuthSweeper(services.oauth, logger, services.fleetSchedule),
   ];
-  if (store.kind === "sqlite" && config.checkpoints === "internal") {
-    workers.push(new WalCheckpointer(store.database.sqlite, config.dbPath, logger));
-  } else if (store.kind === "sqlite") {
-    logger.info("checkpoints are left to an external replicator (SVC_CHECKPOINTS=external)");
-  }
-  if (store.kind === "sqlite" && config.backups && config.dbPath !== ":memory:") {
+  workers.push(...store.backgroundJobs({ checkpoints: config.checkpoints }, logger));
+  // Only a local file is svc's to back up (PostgreSQL's backups are its server's).
+  if (config.backups && store.localFile !== null) {
     workers.push(
-      new ScheduledBackups({ dbPath: config.dbPath, ...config.backups, clock: services.clock, logger }),
+      new ScheduledBackups({ dbPath: store.localFile, ...config.backups, clock: services.clock, logger }),
     );
   }
   if (config.auditRetentionDays !== null) {
@@ -256,7 +233,7 @@ async function startOn(
     url,
     port,
     version: VERSION,
-    db: store.kind === "sqlite" ? config.dbPath : describeDatabaseUrl(config.databaseUrl!),
+    db: store.location,
   });
   if (admin) {
     const today = dateInZone(services.clock.now(), config.timezone);

@@ -6,6 +6,8 @@
 //
 // KNOWN_BREACHES are the imports that break a wall today, each to be moved to where it belongs;
 // the test fails on any other breach, and on a listed one that is gone (take it off the list).
+// The storage dialects differ only inside src/db/: no code outside it asks which one it runs on
+// (KNOWN_DIALECT_BRANCHES lists the places that still do, on the same terms).
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -39,12 +41,33 @@ const SHARED_LAYERS: Record<string, string[]> = {
 
 const KNOWN_BREACHES = new Set<string>([]);
 
+/** Lines outside src/db/ that still branch on the dialect ("<file>: <line, trimmed>"). */
+const KNOWN_DIALECT_BRANCHES = new Set<string>([]);
+
+/** A branch on the dialect: a port's or store's `dialect`, or a `kind` compared with a dialect's name. */
+const DIALECT_BRANCH =
+  /\bdialect\s*[!=]==|\bkind\s*[!=]==\s*["'](?:postgres|sqlite)["']|["'](?:postgres|sqlite)["']\s*[!=]==\s*[\w.]*\bkind\b/;
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
     return /\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
   });
+}
+
+/** Every line of src/ outside db/ that branches on the dialect, as "<file>: <line, trimmed>". */
+function dialectBranches(): string[] {
+  return sourceFiles(SRC)
+    .map((file) => relative(SRC, file))
+    .filter((file) => !file.startsWith("db/"))
+    .flatMap((file) =>
+      readFileSync(join(SRC, file), "utf8")
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((line) => !line.startsWith("//") && !line.startsWith("*") && DIALECT_BRANCH.test(line))
+        .map((line) => `${file}: ${line}`),
+    );
 }
 
 const IMPORT =
@@ -176,6 +199,35 @@ describe("the walls of src/", () => {
     };
     for (const module of next.keys()) if (!state.has(module)) visit(module);
     expect(cycles).toEqual([]);
+  });
+
+  test("the dialect reader sees a branch on the dialect, and only such a branch", () => {
+    for (const line of [
+      'if (port.dialect === "sqlite") {',
+      "this.port.dialect !== 'postgres'",
+      'store.kind === "postgres" ? a : b',
+      'if (kind !== "sqlite") return;',
+      '"postgres" === store.kind',
+    ]) {
+      expect({ line, branch: DIALECT_BRANCH.test(line) }).toEqual({ line, branch: true });
+    }
+    for (const line of [
+      'outcome.kind === "created"',
+      'kind: "postgres",',
+      'dialect: "sqlite",',
+      'kind === "sqlite_busy"',
+    ]) {
+      expect({ line, branch: DIALECT_BRANCH.test(line) }).toEqual({ line, branch: false });
+    }
+  });
+
+  test("no code outside db/ branches on the storage dialect (db/ answers for each one)", () => {
+    expect(dialectBranches().filter((line) => !KNOWN_DIALECT_BRANCHES.has(line))).toEqual([]);
+  });
+
+  test("every known dialect branch still exists (a moved one comes off the list)", () => {
+    const present = new Set(dialectBranches());
+    expect([...KNOWN_DIALECT_BRANCHES].filter((line) => !present.has(line))).toEqual([]);
   });
 
   test("every known breach still exists (a mended one comes off the list)", () => {

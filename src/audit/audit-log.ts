@@ -1,6 +1,7 @@
 // The audit trail: who did what, when, with which outcome. Agent calls, admin changes and
 // payment actions all land here; entries are never updated. Portable SQL on the stores' port.
-import type { SqlArray, SqlPort, SqlStatement } from "../db/sql-port";
+import { batchInsert, byKeyRange } from "../db/dialect";
+import type { SqlPort, SqlValue } from "../db/sql-port";
 import { type AuditExportFormat, auditExportStream } from "./audit-export";
 import { AUDIT_COLUMNS } from "./columns";
 
@@ -123,7 +124,7 @@ function auditRow(e: AuditEntryInput): (string | number | null)[] {
 export class AuditLog {
   private readonly insertStmt;
   private readonly blocksStmt;
-  private insertManyStmt: SqlStatement<unknown, SqlArray[]> | null = null;
+  private readonly insertAll: (rows: SqlValue[][]) => void;
 
   constructor(private readonly port: SqlPort) {
     this.blocksStmt = port.prepare<{ block: number }, [string, number]>(
@@ -132,6 +133,7 @@ export class AuditLog {
     this.insertStmt = port.prepare<unknown, (string | number | null)[]>(
       `INSERT INTO audit_log (${AUDIT_COLUMNS.join(", ")}) VALUES (${AUDIT_COLUMNS.map(() => "?").join(", ")})`,
     );
+    this.insertAll = batchInsert(port, "audit_log", AUDIT_COLUMNS, { bigintColumns: ["duration_ms"] });
   }
 
   /** Synchronous: a caller that must not proceed unaudited sees the failure as an exception. */
@@ -144,26 +146,7 @@ export class AuditLog {
    * was most of an agent call's time there); on SQLite one transaction of prepared inserts.
    */
   writeAll(entries: AuditEntryInput[]): void {
-    if (this.port.dialect === "sqlite") {
-      this.port.transaction(() => {
-        for (const e of entries) this.write(e);
-      });
-      return;
-    }
-    // One statement is atomic by itself: no transaction around it (two round trips fewer).
-    if (entries.length === 1) {
-      this.write(entries[0]!);
-      return;
-    }
-    const rows = entries.map(auditRow);
-    this.insertManyStmt ??= this.port.prepare<unknown, SqlArray[]>(
-      `INSERT INTO audit_log (${AUDIT_COLUMNS.join(", ")})
-       SELECT ${AUDIT_COLUMNS.join(", ")}
-         FROM unnest(${AUDIT_COLUMNS.map((c) => (c === "duration_ms" ? "?::bigint[]" : "?::text[]")).join(", ")})
-              WITH ORDINALITY AS t(${AUDIT_COLUMNS.join(", ")}, n)
-        ORDER BY n`,
-    );
-    this.insertManyStmt.run(...AUDIT_COLUMNS.map((_, i) => rows.map((r) => r[i]!)));
+    this.insertAll(entries.map(auditRow));
   }
 
   /** Every entry from `since` (inclusive) to `until` (exclusive) as a file, oldest first. */
@@ -219,14 +202,14 @@ export class AuditLog {
     return out;
   }
 
-  /** `byIdRange`: on SQLite, read the rowid range only (a block is at most 4096 rows; no index can
-   *  do better); PostgreSQL's planner finds the primary key range itself. */
+  /** `byIdRange`: read the id range by the primary key alone (a block is at most 4096 rows; no
+   *  index can do better; see byKeyRange). */
   private select(filters: Filter[], limit: number, byIdRange = false): AuditEntry[] {
     const where = filters.map(([sql]) => sql);
-    const notIndexed = byIdRange && this.port.dialect === "sqlite" ? "NOT INDEXED" : "";
+    const from = byIdRange ? byKeyRange(this.port, "audit_log") : "audit_log";
     const sql = `SELECT id, at, actor, api_token_id, mcp_session_id, action, tool, target, arguments, outcome,
                         duration_ms, request_id, ip, transport, protocol_revision
-                   FROM audit_log ${notIndexed} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+                   FROM ${from} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
                   ORDER BY id DESC LIMIT ?`;
     return this.port
       .prepare<AuditRow, (string | number)[]>(sql)

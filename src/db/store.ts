@@ -1,22 +1,36 @@
 // The database a process works on, whichever it is: one SQLite file (the default: one server), or
 // a PostgreSQL database shared by several replicas (SVC_DATABASE_URL). Everything above the stores
 // sees the same things of both: a port for statements, a read-only one for the agent tools, the
-// changes that empty row caches, and what readiness and metrics ask of the database.
+// changes that empty row caches, and what readiness and metrics ask of the database. Where the two
+// differ for the process around them (its size, the shared rate limits, the jobs and backups of a
+// local file), the store answers for its dialect: nothing above db/ asks which one it holds.
 import type { Database } from "bun:sqlite";
-import type { Sql } from "postgres";
+import { statSync } from "node:fs";
+import type { Clock } from "../core/clock";
+import type { Logger } from "../core/logger";
+import type { RateLimiter } from "../core/rate-window";
 import type { ExportReads } from "./export-reads";
-import { BUSY_TIMEOUT_MS, migrationState, type OpenedDatabase, openReadOnly } from "./open";
+import {
+  BUSY_TIMEOUT_MS,
+  migrate,
+  migrationState,
+  type OpenedDatabase,
+  openDatabase,
+  openReadOnly,
+} from "./open";
 import { CACHED_TABLES, PgChangeFeed } from "./pg/change-feed";
-import { connectPostgres } from "./pg/connect";
+import { connectPostgres, describeDatabaseUrl } from "./pg/connect";
 import { PostgresExportQueries } from "./pg/export-reads";
-import { embeddedPgMigrations } from "./pg/migrate";
+import { embeddedPgMigrations, migratePostgres } from "./pg/migrate";
 import { postgresPort } from "./pg/port";
+import { PostgresRateLimiter } from "./pg/rate-limiter";
 import { PgSyncClient } from "./pg/sync-client";
 import type { CacheChanges } from "./row-cache";
 import { type OperationSearches, searchesHere, searchesInThreads } from "./search-threads";
 import { type SqlPort, sqlitePort } from "./sql-port";
 import { ExportQueries } from "./sqlite/export-reads";
 import { ExternalChanges } from "./sqlite/external-changes";
+import { WalCheckpointer } from "./sqlite/wal-checkpointer";
 import type { StoreLocation } from "./worker-connection";
 
 /** What opening a store needs of the configuration (SVC_DB_PATH, SVC_DATABASE_URL, …). */
@@ -36,6 +50,13 @@ export interface StoreSettings {
  * for it, up to busy_timeout); "failed": a write would fail, and why.
  */
 export type WriteCheck = { state: "ok" } | { state: "busy" } | { state: "failed"; reason: string };
+
+/** Something that runs in the background of the server process and must stop cleanly. */
+export interface BackgroundJob {
+  name: string;
+  start(): void;
+  stop(): Promise<void>;
+}
 
 /** Row-cache changes, and a way to forget everything (after a change made behind the stores). */
 export interface StoreChanges extends CacheChanges {
@@ -61,6 +82,20 @@ interface StoreBase {
   migrationState(): { embedded: number; applied: number };
   /** Whether a write would succeed now, learnt without waiting for any lock. */
   writable(): WriteCheck;
+  /** The database's size for /metrics: SQLite's file and its WAL; PostgreSQL's whole database
+   *  (it has no WAL file of svc's own). */
+  databaseBytes(): { database: number; wal: number };
+  /** Rate limits counted in the database, shared by the replicas; null: each process counts its
+   *  own (one SQLite server counts in its memory). */
+  sharedRateLimiter(clock: Clock, timeoutMs: number): RateLimiter | null;
+  /** The jobs the database needs of the server process (SQLite's WAL checkpoints, unless an
+   *  external replicator owns them); none for PostgreSQL, whose server does its own. */
+  backgroundJobs(settings: { checkpoints: "internal" | "external" }, logger: Logger): BackgroundJob[];
+  /** The file a scheduled backup copies: the SQLite file; null in memory and on PostgreSQL (whose
+   *  backups are the database server's). */
+  readonly localFile: string | null;
+  /** Where the data is, for the log: the file, or the URL without its password. */
+  readonly location: string;
   /** Closes every connection (the read-only one first). */
   close(): void;
 }
@@ -76,21 +111,34 @@ export interface SqliteStore extends StoreBase {
 export interface PostgresStore extends StoreBase {
   readonly kind: "postgres";
   readonly client: PgSyncClient;
-  /** Awaited statements (the shared rate limits): a small pool of their own. */
-  readonly pool: Sql;
 }
 
 export type Store = SqliteStore | PostgresStore;
+
+/** The SQLite database of a store (tests, SQLite-only tools); a PostgreSQL store has none. */
+export function sqliteDatabaseOf(store: Store): OpenedDatabase {
+  if (store.kind !== "sqlite") throw new Error("the store is PostgreSQL: no SQLite database");
+  return store.database;
+}
+
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0; // no WAL yet
+  }
+}
 
 export function sqliteStore(
   database: OpenedDatabase,
   config: Pick<StoreSettings, "dbPath" | "rowCache" | "searchThreads">,
 ): SqliteStore {
   const { sqlite } = database;
-  const readDatabase = openReadOnly(config.dbPath, sqlite);
+  const { dbPath } = config;
+  const readDatabase = openReadOnly(dbPath, sqlite);
+  const inMemory = dbPath === ":memory:";
   const readPort = sqlitePort(readDatabase);
-  const workerLocation: StoreLocation | null =
-    config.dbPath === ":memory:" ? null : { kind: "sqlite", path: config.dbPath };
+  const workerLocation: StoreLocation | null = inMemory ? null : { kind: "sqlite", path: dbPath };
   const searches = searchesOf(workerLocation, readPort, config.searchThreads);
   return {
     kind: "sqlite",
@@ -104,6 +152,16 @@ export function sqliteStore(
     // Another process (`svc admin`) may change tokens and accounts: cached rows follow its commits.
     changes: new ExternalChanges(sqlite, database.walHeader, config.rowCache),
     migrationState: () => migrationState(sqlite),
+    databaseBytes: () =>
+      inMemory ? { database: 0, wal: 0 } : { database: fileBytes(dbPath), wal: fileBytes(`${dbPath}-wal`) },
+    sharedRateLimiter: () => null,
+    backgroundJobs(settings, logger) {
+      if (settings.checkpoints === "internal") return [new WalCheckpointer(sqlite, dbPath, logger)];
+      logger.info("checkpoints are left to an external replicator (SVC_CHECKPOINTS=external)");
+      return [];
+    },
+    localFile: inMemory ? null : dbPath,
+    location: dbPath,
     writable() {
       // Asks for the write lock without waiting (busy_timeout 0, restored before returning; the
       // connection is the server thread's own, so nothing else runs meanwhile) and gives it back:
@@ -138,6 +196,38 @@ export function sqliteStore(
 }
 
 /**
+ * The SQLite file of one server (or of `svc admin`), opened and migrated. With a replicator
+ * (Litestream) owning checkpoints (`external`), no commit of this process may start one.
+ */
+export function openSqliteStore(
+  config: Pick<StoreSettings, "dbPath" | "rowCache"> & { checkpoints: "internal" | "external" },
+): SqliteStore {
+  const database = openDatabase(config.dbPath);
+  if (config.checkpoints === "external") database.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+  migrate(database.db);
+  return sqliteStore(database, config);
+}
+
+/**
+ * A replica's store on the shared PostgreSQL database, its migrations applied first (under the
+ * advisory lock, on a connection of their own, so replicas starting together apply each once).
+ * `applied`: the migrations this replica applied.
+ */
+export async function openPostgresStore(
+  config: Pick<StoreSettings, "databaseUrl" | "databaseTimeoutMs" | "rowCache">,
+): Promise<{ store: PostgresStore; applied: string[] }> {
+  const url = config.databaseUrl;
+  if (url === null) throw new Error("openPostgresStore without SVC_DATABASE_URL");
+  const sql = connectPostgres(url, { max: 1 });
+  try {
+    const { applied } = await migratePostgres(sql, url);
+    return { store: postgresStore(config), applied };
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/**
  * A replica's connections to the shared database: one for the stores (it also listens for the
  * other replicas' changes of cached tables) and one, read-only, for the agent tools. Nothing is
  * asked of PostgreSQL until the first statement; its schema is `svc migrate`'s (or serve's) work.
@@ -151,15 +241,16 @@ export function postgresStore(
   const client = new PgSyncClient(url, { timeoutMs, watch: [...CACHED_TABLES] });
   const readClient = new PgSyncClient(url, { timeoutMs, readOnly: true });
   const feed = new PgChangeFeed(client, config.rowCache);
+  // Awaited statements (the shared rate limits): a small pool of their own.
   const pool = connectPostgres(url, { max: 4 });
   const port = postgresPort(client);
   const readPort = postgresPort(readClient);
   const workerLocation: StoreLocation = { kind: "postgres", url, timeoutMs };
   const searches = searchesOf(workerLocation, readPort, config.searchThreads);
+  const size = port.prepare<{ bytes: number }, []>("SELECT pg_database_size(current_database()) AS bytes");
   return {
     kind: "postgres",
     client,
-    pool,
     port,
     exportReads: new PostgresExportQueries(port),
     readPort,
@@ -171,6 +262,11 @@ export function postgresStore(
       applied:
         client.query<{ n: number }>("SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations")[0]?.n ?? 0,
     }),
+    databaseBytes: () => ({ database: size.get()?.bytes ?? 0, wal: 0 }),
+    sharedRateLimiter: (clock, timeoutMs) => new PostgresRateLimiter(pool, clock, timeoutMs),
+    backgroundJobs: () => [],
+    localFile: null,
+    location: describeDatabaseUrl(url),
     writable() {
       try {
         // A transaction as the stores begin them: read-only on a standby, or when the database or

@@ -1,18 +1,9 @@
-// What /metrics reads from the database and the file system at scrape time.
-import { statSync } from "node:fs";
+// What /metrics reads from the database at scrape time (its size is the store's to tell).
 import type { Clock } from "../core/clock";
 import type { Store } from "../db/store";
 import type { OpsReadings } from "./metrics";
 
-function fileBytes(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0; // no WAL yet, or an in-memory database
-  }
-}
-
-export function storeReadings(store: Store, dbPath: string, clock: Clock): OpsReadings {
+export function storeReadings(store: Store, clock: Clock): OpsReadings {
   const { port } = store;
   const byStatus = port.prepare<{ status: string; count: number }, []>(
     "SELECT status, count(*) AS count FROM statements GROUP BY status ORDER BY status",
@@ -23,11 +14,6 @@ export function storeReadings(store: Store, dbPath: string, clock: Clock): OpsRe
   const sessions = port.prepare<{ count: number }, [number]>(
     "SELECT count(*) AS count FROM mcp_sessions WHERE expires_at_ms > ?",
   );
-  // The shared database's size (PostgreSQL); it has no WAL file of svc's own.
-  const pgSize =
-    store.kind === "postgres"
-      ? port.prepare<{ bytes: number }, []>("SELECT pg_database_size(current_database()) AS bytes")
-      : null;
   return {
     statementsByStatus: () => byStatus.all(),
     oldestProcessingAgeSeconds: () => {
@@ -36,11 +22,6 @@ export function storeReadings(store: Store, dbPath: string, clock: Clock): OpsRe
       return Math.max(0, (clock.now().getTime() - Date.parse(at)) / 1000);
     },
     openAgentSessions: () => sessions.get(clock.now().getTime())?.count ?? 0,
-    databaseBytes: () => {
-      if (pgSize) return { database: pgSize.get()?.bytes ?? 0, wal: 0 };
-      return dbPath === ":memory:"
-        ? { database: 0, wal: 0 }
-        : { database: fileBytes(dbPath), wal: fileBytes(`${dbPath}-wal`) };
-    },
+    databaseBytes: () => store.databaseBytes(),
   };
 }

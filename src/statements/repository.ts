@@ -1,13 +1,14 @@
 // Statement orders (their lifecycle from order to ready or failed), the operations they hold and
 // cached balances. Writes that belong together run in one synchronous transaction (SQLite: BEGIN
 // IMMEDIATE; PostgreSQL: serializable, run again after a conflict). Portable SQL on the stores'
-// port. How operations are written is in operation-store.ts, what the exports read in
+// port. How operations are written is each dialect's own (db/dialect.ts), what the exports read in
 // db/export-reads.ts.
+import { operationWriter } from "../db/dialect";
+import type { OperationWriter } from "../db/operation-values";
 import { type CacheChanges, RowCache } from "../db/row-cache";
 import type { SqlPort } from "../db/sql-port";
 import { statementDaysWriter } from "../db/statement-days";
 import { inDocTypeOrder, type StatementOperation } from "../formats/types";
-import { OperationStore } from "./operation-store";
 import { type BalanceRow, type StatementListFilter, type StatementRow, statementListQuery } from "./queries";
 
 export type { BalanceRow, BankState, StatementListFilter, StatementRow, StatementStatus } from "./queries";
@@ -52,7 +53,7 @@ export class StatementRepository {
   private readonly byId;
   private readonly byTokenExternal;
   private readonly insertStmt;
-  private readonly operations: OperationStore;
+  private readonly storeChunk: OperationWriter;
   private readonly dueStmt;
   private readonly takeLeaseStmt;
   private readonly extendLeaseStmt;
@@ -82,7 +83,7 @@ export class StatementRepository {
                                bank_state, attempts, next_poll_at_ms, created_at, import_sha256, lease_until_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'processing', 'pending', 0, ?, ?, ?, ?)`,
     );
-    this.operations = new OperationStore(port);
+    this.storeChunk = operationWriter(port);
     this.recordDays = statementDaysWriter(port);
     this.takeLeaseStmt = port.prepare<StatementRow, [number, string, number]>(
       `UPDATE statements SET lease_until_ms = ?
@@ -240,14 +241,14 @@ export class StatementRepository {
     );
   }
 
-  /** Stores one chunk of a statement's operations; the kinds of the stored rows (OperationStore.store). */
+  /** Stores one chunk of a statement's operations; the kinds of the stored rows (OperationWriter). */
   storeOperations(
     statementId: string,
     bankAccountId: string,
     firstSeq: number,
     ops: StatementOperation[],
   ): Set<string> {
-    return this.operations.store(statementId, bankAccountId, firstSeq, ops);
+    return this.storeChunk(statementId, bankAccountId, firstSeq, ops);
   }
 
   /**

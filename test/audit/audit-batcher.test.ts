@@ -35,19 +35,17 @@ describe("agent audit batches", () => {
   });
 
   test("a failed commit rejects every entry of the batch and stores none of them", async () => {
-    const { database, log, batcher } = setup();
-    const original = log.write.bind(log);
-    let calls = 0;
-    log.write = (e) => {
-      calls += 1;
-      if (calls === 2) throw new Error("disk full");
-      original(e);
-    };
+    const { database, batcher } = setup();
+    // The second entry of the batch fails in the database, after the first one was inserted.
+    database.sqlite.exec(
+      `CREATE TRIGGER refuse_b BEFORE INSERT ON audit_log WHEN NEW.action = 'mcp.b'
+       BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
+    );
     const results = await Promise.allSettled([batcher.write(entry("mcp.a")), batcher.write(entry("mcp.b"))]);
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
     expect((database.sqlite.query("SELECT count(*) AS n FROM audit_log").get() as { n: number }).n).toBe(0);
     // The next batch is unaffected.
-    log.write = original;
+    database.sqlite.exec("DROP TRIGGER refuse_b");
     await batcher.write(entry("mcp.c"));
     expect((database.sqlite.query("SELECT count(*) AS n FROM audit_log").get() as { n: number }).n).toBe(1);
   });
