@@ -100,6 +100,8 @@ async function bench(name: string, url: string, file: string): Promise<WrkResult
 
 let serveCount = 0;
 
+const serverEnv = JSON.parse(process.env.BENCH_SERVER_ENV ?? "{}") as Record<string, string>;
+
 async function serve(name: string, env: Record<string, string> = {}, command?: string[]) {
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
@@ -112,7 +114,8 @@ async function serve(name: string, env: Record<string, string> = {}, command?: s
   // per address of the routes that need no token is lifted (the abuse row sets its own).
   const server = await startServe({
     dbPath,
-    env: { SVC_PUBLIC_RATE_LIMIT_PER_MINUTE: "100000", ...env },
+    // BENCH_SERVER_ENV (a JSON object) sets more of every server's configuration (e.g. its threads).
+    env: { SVC_PUBLIC_RATE_LIMIT_PER_MINUTE: "100000", ...env, ...serverEnv },
     command,
     logFile,
   });
