@@ -1,7 +1,7 @@
 // lanes: sqlite postgres
 // Every agent request is audited before any data goes out; a failing audit write means no data.
 import { describe, expect, test } from "bun:test";
-import { makeTestApp } from "../helpers/app";
+import { makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
 import { callTool, initSession, MCP, post, readyStatement, rpc } from "./helpers";
 
@@ -106,6 +106,15 @@ describe("audit entries", () => {
   });
 });
 
+/** Every audit write fails from now on, one entry or a batch, as a failing disk would make them. */
+function breakAudit(t: TestApp): void {
+  const fail = () => {
+    throw new Error("disk I/O error");
+  };
+  t.services.audit.write = fail;
+  t.services.audit.writeAll = fail;
+}
+
 describe("audit cannot be skipped", () => {
   function brokenAudit() {
     const t = makeTestApp();
@@ -116,9 +125,7 @@ describe("audit cannot be skipped", () => {
   test("a failing audit write is 503 service_unavailable instead of data, and initialize leaves no usable session", async () => {
     const { t, w } = brokenAudit();
     const session = await initSession(t, w.token);
-    t.services.audit.write = () => {
-      throw new Error("disk I/O error");
-    };
+    breakAudit(t);
     const call = await post(
       t,
       w.token,
@@ -146,9 +153,7 @@ describe("audit cannot be skipped", () => {
   test("a notification or DELETE whose audit fails is 503", async () => {
     const { t, w } = brokenAudit();
     const session = await initSession(t, w.token);
-    t.services.audit.write = () => {
-      throw new Error("disk I/O error");
-    };
+    breakAudit(t);
     await expectError(
       await post(
         t,
