@@ -102,7 +102,7 @@ describe("compiled svc", () => {
       status: "ready",
       checks: { database: "ok", migrations: "ok", poller: "ok", export_threads: "ok" },
     });
-    // 5 days of 5000 operations: over EXPORT_THREADS_MIN_OPERATIONS, so worker threads render the pages.
+    // 5 days of 5000 operations: over the export threads' 20,000 on SQLite, so worker threads render the pages.
     const { accountId, token } = await seedIntegration(server, { ops_per_day: 5000 });
     const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
     const moscowDay = (d: Date) => new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Moscow" }).format(d);
