@@ -23,11 +23,13 @@ test-fast: node_modules/.installed typecheck lint deadcode test-deps
 
 # Debian packages the tests use (installed when missing): Chromium for the admin pages' browser
 # test, the official Prometheus Python client, whose text-format parser reads /metrics, and
-# PostgreSQL, of which the suite starts a throwaway server (scripts/pg-test.sh).
+# PostgreSQL, of which the suite starts a throwaway server (scripts/pg-test.sh), and libxml2's
+# xmllint, which holds 1C:DirectBank messages to the standard's XML schemas.
 test-deps:
 	sh scripts/ensure-chromium.sh
 	sh scripts/ensure-deb.sh python3-prometheus-client /usr/lib/python3/dist-packages/prometheus_client/parser.py
 	sh scripts/ensure-deb.sh postgresql-15 /usr/lib/postgresql/15/bin/initdb
+	sh scripts/ensure-deb.sh libxml2-utils /usr/bin/xmllint
 
 typecheck: node_modules/.installed
 	node_modules/.bin/tsc -p tsconfig.json
