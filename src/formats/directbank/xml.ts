@@ -4,7 +4,7 @@
 // through fast-xml-parser. Every failure is a DirectBankFormatError with the standard's code.
 
 import { XMLBuilder, XMLParser } from "fast-xml-parser";
-import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
+import { strToU8, unzipSync, zipSync } from "fflate";
 
 export const DIRECTBANK_NS = "http://directbank.1c.ru/XMLSchema";
 
