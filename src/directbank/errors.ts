@@ -9,7 +9,7 @@ import {
   xmlBytes,
 } from "../formats/directbank";
 
-export const XML_CONTENT_TYPE = "application/xml; charset=utf-8";
+const XML_CONTENT_TYPE = "application/xml; charset=utf-8";
 
 /** The standard's descriptions of the codes svc answers with. */
 const DESCRIPTIONS: Record<string, string> = {
@@ -41,12 +41,12 @@ const DESCRIPTIONS: Record<string, string> = {
   "2206": "Некорректный период запроса выписки",
 };
 
-export function describe(code: string): string {
+function describe(code: string): string {
   return DESCRIPTIONS[code] ?? DESCRIPTIONS["1010"]!;
 }
 
 /** The version a request speaks (its APIVersion, else its AvailableAPIVersion), or the newest. */
-export function versionOf(request: Request): DirectBankVersion {
+function versionOf(request: Request): DirectBankVersion {
   const asked = request.headers.get("apiversion");
   if (isDirectBankVersion(asked)) return asked;
   const available = request.headers.get("availableapiversion");

@@ -14,7 +14,7 @@ import { type RequestState, withRequestState } from "../http/request-state";
 import { asDirectBankError, DirectBankError, fromApiError, resultBankResponse } from "./errors";
 import { type Caller, type DirectBankService, MAX_PACKET_BYTES } from "./service";
 
-export const DIRECTBANK_PREFIX = "/directbank";
+const DIRECTBANK_PREFIX = "/directbank";
 
 export interface DirectBankRouteDeps {
   service: DirectBankService;

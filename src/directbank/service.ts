@@ -593,7 +593,7 @@ function zoneOffsetMs(at: Date, timeZone: string): number {
   return Date.UTC(w.y, w.mo - 1, w.d, w.h, w.mi, w.s) - Math.floor(at.getTime() / 1000) * 1000;
 }
 
-export function localDateTime(at: Date, timeZone: string): string {
+function localDateTime(at: Date, timeZone: string): string {
   const w = wallClock(at, timeZone);
   const p = (n: number, l = 2) => String(n).padStart(l, "0");
   return `${p(w.y, 4)}-${p(w.mo)}-${p(w.d)}T${p(w.h)}:${p(w.mi)}:${p(w.s)}`;

@@ -38,7 +38,7 @@ const parser = new XMLParser({
 // biome-ignore lint/suspicious/noExplicitAny: the parsed XML is walked by the test as it is.
 export type Xml = any;
 
-export const BOM = "\uFEFF";
+const BOM = "\uFEFF";
 const hasBom = (bytes: Uint8Array) => bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 
 export function parseXml(bytes: Uint8Array): Xml {

@@ -43,7 +43,7 @@ export const DOCKIND = {
 } as const;
 
 /** The standard's codes of the documents inside a statement, per svc's document type. */
-export const STATEMENT_DOC_KINDS: Readonly<Record<DocType, { code: string; element: string }>> = {
+const STATEMENT_DOC_KINDS: Readonly<Record<DocType, { code: string; element: string }>> = {
   payment_order: { code: "10", element: "PayDocRu" },
   payment_request: { code: "11", element: "PayRequest" },
   collection_order: { code: "12", element: "CollectionOrder" },
@@ -213,7 +213,7 @@ export function buildStatementRequest(r: StatementRequestDocument): string {
   );
 }
 
-const DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?)?$/;
+const DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/;
 
 /** The calendar date of an xsd:dateTime (or xsd:date) as written: "2019-04-21T00:00:00" → "2019-04-21". */
 export function dateOf(value: string): string | null {
@@ -446,7 +446,7 @@ function operationElement(op: StatementOperation): XmlElement {
 
 /** The Statement's XML before its operations and after them, so that a caller can write the
  *  operations in between a page at a time. */
-export function statementXmlParts(s: Omit<StatementDocument, "operations">): { head: string; tail: string } {
+function statementXmlParts(s: Omit<StatementDocument, "operations">): { head: string; tail: string } {
   const marker = "@@OPERATIONS@@";
   const xml = buildXml(
     el("Statement", headerAttrs(s), [
@@ -476,7 +476,7 @@ export function statementXmlParts(s: Omit<StatementDocument, "operations">): { h
 }
 
 /** The XML of some operations of a statement (see statementXmlParts). */
-export function statementOperationsXml(ops: readonly StatementOperation[]): string {
+function statementOperationsXml(ops: readonly StatementOperation[]): string {
   return ops.map((op) => buildFragment(operationElement(op))).join("");
 }
 
@@ -528,7 +528,8 @@ function parseOperation(node: XmlNode, currency: string): StatementOperation {
     direction: childText(node, "DC", DOC) === "1" ? "debit" : "credit",
     doc_type: docType,
     doc_number: optionalText(doc, "DocNo") ?? "",
-    doc_date: optionalText(doc, "DocDate") ?? childText(node, "Date", DOC),
+    // A bank may write the date with its zone ("2021-05-11Z"): the calendar date is kept.
+    doc_date: dateOf(optionalText(doc, "DocDate") ?? childText(node, "Date", DOC)) ?? "",
     amount: amount(doc, "Sum"),
     currency,
     purpose: (memorial ? optionalText(doc, "TransitionContent") : optionalText(doc, "Purpose")) ?? "",

@@ -141,7 +141,7 @@ const isTrue = (value: string | undefined) => value === "true" || value === "1";
  * of the standard), 2006 (a version this codec does not read), 2011 (zip), 2201 (a document that
  * is not UTF-8).
  */
-export function parsePacketNode(node: XmlNode, maxDocumentBytes: number): Packet {
+function parsePacketNode(node: XmlNode, maxDocumentBytes: number): Packet {
   const code = "2001";
   const formatVersion = requiredAttr(node, "formatVersion", code);
   if (!isDirectBankVersion(formatVersion)) {

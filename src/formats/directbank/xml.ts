@@ -41,7 +41,7 @@ export function xmlBytes(xml: string): Uint8Array {
 }
 
 /** UTF-8 bytes (with or without a BOM) as text; bytes that are not UTF-8 throw `code`. */
-export function xmlText(bytes: Uint8Array, code = "2001"): string {
+function xmlText(bytes: Uint8Array, code = "2001"): string {
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
@@ -52,7 +52,7 @@ export function xmlText(bytes: Uint8Array, code = "2001"): string {
 const BASE64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Base64 as the standard writes it (line breaks allowed); anything else throws `code`. */
-export function fromBase64(text: string, code = "2001"): Uint8Array {
+function fromBase64(text: string, code = "2001"): Uint8Array {
   const compact = text.replace(/\s+/g, "");
   if (compact.length % 4 !== 0 || !BASE64_RE.test(compact)) {
     throw new DirectBankFormatError(code, "Данные документа не в кодировке base64");
@@ -60,7 +60,7 @@ export function fromBase64(text: string, code = "2001"): Uint8Array {
   return new Uint8Array(Buffer.from(compact, "base64"));
 }
 
-export function toBase64(bytes: Uint8Array): string {
+function toBase64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 }
 
