@@ -116,8 +116,8 @@ export function directbankRoutes(deps: DirectBankRouteDeps) {
       {
         clientLimit: {
           refuse: () =>
-            new DirectBankError("1203", "Слишком много попыток входа с этого адреса").answer(
-              new Request("http://x"),
+            new DirectBankError("1203", "Слишком много попыток входа с этого адреса", 429).answer(
+              new Request("http://localhost"),
             ),
         },
         detail: doc(

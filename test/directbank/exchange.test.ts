@@ -279,6 +279,39 @@ describe("1C:DirectBank exchange", () => {
     expectAllValid(c3);
   });
 
+  test("sessions expire; the HTTP core's refusals are ResultBank answers too", async () => {
+    const { t, w } = setup();
+    const c = client(t);
+    await c.logon(w.tokenId, w.token);
+    expect(errorCode(await c.getPackList())).toBeUndefined();
+    t.clock.advance(8 * 3600 * 1000 + 1);
+    expect(errorCode(await c.getPackList())).toBe("1006");
+    await c.logon(w.tokenId, w.token);
+    expect(errorCode(await c.getPackList())).toBeUndefined();
+    // Over the body limit by its Content-Length, before anything is read.
+    const huge = await c.call(
+      "POST",
+      "SendPack",
+      { "content-length": String(2 * 1024 * 1024) },
+      "x".repeat(2 * 1024 * 1024),
+    );
+    expect(errorCode(huge)).toBe("2003");
+    // A method the standard has and svc does not offer (certificates), and a wrong HTTP method.
+    expect(errorCode(await c.call("POST", "LogonCert", {}))).toBe("1010");
+    expect(errorCode(await c.call("GET", "SendPack", {}))).toBe("1010");
+    expectAllValid(c);
+  });
+
+  test("Logon is limited per client address (SVC_PUBLIC_RATE_LIMIT_PER_MINUTE): 429 as a ResultBank", async () => {
+    const t = makeTestApp({ SVC_PUBLIC_RATE_LIMIT_PER_MINUTE: "2" });
+    const c = client(t);
+    for (let i = 0; i < 2; i++) expect(errorCode(await c.logon("u", "svc_test_x"))).toBe("1201");
+    const over = await c.logon("u", "svc_test_x");
+    expect(over.status).toBe(429);
+    expect(errorCode(over)).toBe("1203");
+    expectAllValid(c);
+  });
+
   test("bad packets get the standard's error and store nothing", async () => {
     const { t, w } = setup();
     const c = client(t);
