@@ -211,6 +211,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
         payments: services.payments,
         oauth: services.oauth,
         download,
+        directbankSettings: (id, accountId) =>
+          services.directbank.settingsForOperator(id, accountId, undefined),
       }),
     );
   // A catch-all ("/admin/*") answers addresses no route has: it says nothing of a path's methods.

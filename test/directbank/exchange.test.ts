@@ -5,6 +5,7 @@
 // svc sends valid against the official schema of its version.
 import { describe, expect, test } from "bun:test";
 import { accountSectionBalances, decodeOneC, parseOneC } from "../../src/formats/onec";
+import { signIn } from "../helpers/admin-browser";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
 import { type JsonExport, kop, PATH } from "../statements/export-support";
 import {
@@ -68,6 +69,16 @@ describe("1C:DirectBank exchange", () => {
       expect(settings.Data.ReceiptStatement.Login).not.toBe(w.tokenId);
       const kinds = [settings.Data.Document].flat().map((d: Xml) => d.docKind);
       expect(kinds).toEqual(["01", "05", "14", "15"]);
+
+      // The admin token page offers the same file.
+      if (version === "2.3.2") {
+        const browser = await signIn(t);
+        const href = `/admin/tokens/${w.tokenId}/directbank-settings?bank_account_id=${account.bank_account_id}`;
+        expect(await (await browser.get("/admin/tokens")).text()).toContain(href.replaceAll("&", "&amp;"));
+        const fromPage = await browser.get(href);
+        expect(fromPage.headers.get("content-disposition")).toContain("directbank-settings.xml");
+        expect(schemaErrors(new Uint8Array(await fromPage.arrayBuffer()), version, "Settings")).toBeNull();
+      }
 
       const c = client(t, version);
       c.customerId = "0";
