@@ -37,12 +37,14 @@ export class DirectBankRepository {
     this.waiting = port.prepare<Record<string, unknown>, [string]>(
       `${packetSelect} WHERE api_token_id = ? AND ready_at IS NULL ORDER BY created_at, id`,
     );
+    // Packets ready at the same instant: in the order of their requests, a notice before the
+    // answer to the same request.
+    const order = "ORDER BY ready_at, created_at, CASE kind WHEN 'notice' THEN 0 ELSE 1 END, id";
     this.readySince = port.prepare<Record<string, unknown>, [string, string, number]>(
-      `${packetSelect} WHERE api_token_id = ? AND ready_at >= ? ORDER BY ready_at, id LIMIT ?`,
+      `${packetSelect} WHERE api_token_id = ? AND ready_at >= ? ${order} LIMIT ?`,
     );
     this.notTaken = port.prepare<Record<string, unknown>, [string, number]>(
-      `${packetSelect} WHERE api_token_id = ? AND ready_at IS NOT NULL AND taken_at IS NULL
-        ORDER BY ready_at, id LIMIT ?`,
+      `${packetSelect} WHERE api_token_id = ? AND ready_at IS NOT NULL AND taken_at IS NULL ${order} LIMIT ?`,
     );
   }
 

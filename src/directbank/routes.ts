@@ -92,9 +92,10 @@ export function directbankRoutes(deps: DirectBankRouteDeps) {
     state: RequestState,
     version: DirectBankVersion,
   ): Promise<Caller> => {
-    const caller = await service.caller(request.headers.get("sid"), state.clientIp, version);
-    state.apiTokenId = caller.principal.tokenId;
-    return caller;
+    // The audit entry and the access log name the session's token even when it is refused.
+    return service.caller(request.headers.get("sid"), state.clientIp, version, (id) => {
+      state.apiTokenId = id;
+    });
   };
 
   return new Elysia({ prefix: DIRECTBANK_PREFIX })
@@ -105,12 +106,14 @@ export function directbankRoutes(deps: DirectBankRouteDeps) {
       "/Logon",
       ({ request, requestState }) =>
         call("Logon", request, requestState, async (version) => {
-          const { sid, principal } = await service.logon(
+          const { sid } = await service.logon(
             request.headers.get("authorization"),
             requestState.clientIp,
             version,
+            (id) => {
+              requestState.apiTokenId = id;
+            },
           );
-          requestState.apiTokenId = principal.tokenId;
           return { body: { kind: "logon", sid }, audit: { version } };
         }),
       {

@@ -85,10 +85,15 @@ export class DirectBankService {
   }
 
   /** Logon: Basic with the token's id as the user and the raw token as the password; a new SID. */
-  async logon(authorization: string | null, clientIp: string | null, version: DirectBankVersion) {
+  async logon(
+    authorization: string | null,
+    clientIp: string | null,
+    version: DirectBankVersion,
+    identified?: (apiTokenId: string) => void,
+  ) {
     const credentials = basicCredentials(authorization);
     const { principal } = await this.checked(() =>
-      this.deps.guard.authenticate(`Bearer ${credentials.password}`, clientIp, REQUIREMENT),
+      this.deps.guard.authenticate(`Bearer ${credentials.password}`, clientIp, REQUIREMENT, identified),
     );
     if (credentials.user !== principal.tokenId && credentials.user !== `${AUTO_PREFIX}${principal.tokenId}`) {
       throw new DirectBankError("1201", "Пользователь не совпадает с токеном");
@@ -110,7 +115,12 @@ export class DirectBankService {
 
   /** The caller of a request with a SID: the session's token passes every check again (revoked,
    *  expired, IP, purpose, scope, rate limit), as on any request of the integration API. */
-  async caller(sid: string | null, clientIp: string | null, version: DirectBankVersion): Promise<Caller> {
+  async caller(
+    sid: string | null,
+    clientIp: string | null,
+    version: DirectBankVersion,
+    identified?: (apiTokenId: string) => void,
+  ): Promise<Caller> {
     if (!sid) throw new DirectBankError("1002", "Нет заголовка SID");
     const session = this.deps.repo.session(sid);
     if (!session) throw new DirectBankError("1007");
@@ -118,6 +128,7 @@ export class DirectBankService {
     if (session.expiresAtMs <= now) throw new DirectBankError("1006");
     const token = this.deps.tokens.findById(session.apiTokenId);
     if (!token) throw new DirectBankError("1007");
+    identified?.(token.id);
     const { principal } = await this.checked(() =>
       this.deps.guard.authenticateHash(token.tokenHash, clientIp, REQUIREMENT),
     );

@@ -229,6 +229,40 @@ describe("1C:DirectBank exchange", () => {
     expectAllValid(c);
   });
 
+  test("a statement the bank fails is a notice with the standard's error 2206", async () => {
+    const t = makeTestApp();
+    const w = t.fixtures.world({ bank: "sandbox_failing" });
+    const c = client(t, "2.2.2");
+    await c.logon(w.tokenId, w.token);
+    const account = await accountNumberOf(t, w.account.bank_account_id);
+    await c.sendPack(
+      statementRequestPacket({
+        version: "2.2.2",
+        customerId: "c",
+        bic: "044525225",
+        account,
+        from: "2026-11-01",
+        to: "2026-11-02",
+      }).xml,
+    );
+    await settle(t);
+    const ids = (await c.getPackList()).xml.Success.GetPacketListResponse.PacketID as string[];
+    const docs = [];
+    for (const id of ids) docs.push(...c.documents(await c.getPack(id)));
+    const results = docs.map((d) => d.xml.StatusPacketNotice.Result);
+    expect(results.map((r) => r.Status?.Code ?? r.Error?.Code)).toEqual(["01", "2206"]);
+    expectAllValid(c);
+    // The refusal of a known token names it in the audit log.
+    await c.logon(w.tokenId, "svc_test_0000000000000000000000000000000000000000");
+    const entries = t.db
+      .query<{ api_token_id: string | null; outcome: string }, []>(
+        "SELECT api_token_id, outcome FROM audit_log WHERE action = 'directbank.Logon' ORDER BY id",
+      )
+      .all();
+    expect(entries.map((e) => e.outcome)).toEqual(["ok", "error:1201"]);
+    expect(entries[0]!.api_token_id).toBe(w.tokenId);
+  });
+
   test("auth matrix in the standard's codes: never the JSON envelope", async () => {
     const { t, w } = setup();
     const company = w.company.company_id;
