@@ -4,7 +4,7 @@
 // returns the answer's body or throws DirectBankError (svc's own errors translated).
 import type { AccessPolicy } from "../auth/access-policy";
 import type { Principal, TokenGuard } from "../auth/guard";
-import { type Clock, dateInZone, newId } from "../core/clock";
+import { type Clock, dateInZone, dateTimeInZone, instantOfWallTime, newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import type { ExportReads } from "../db/export-reads";
 import type { BankAccountRecord, BankAccountRepository, CompanyRepository } from "../db/repos/accounts";
@@ -504,7 +504,7 @@ export class DirectBankService {
 
   /** An instant as the standard's xsd:dateTime in svc's business time zone, to the second. */
   localTime(at: Date): string {
-    return localDateTime(at, this.deps.timezone);
+    return dateTimeInZone(at, this.deps.timezone);
   }
 
   /** GetPackList's `date`: "dd.MM.yyyy HH:mm:ss" (the standard), "yyyy-MM-dd HH:mm:ss" or
@@ -515,12 +515,9 @@ export class DirectBankService {
       /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?$/.exec(text.trim());
     if (!m) throw new DirectBankError("2101", "Ожидается dd.MM.yyyy HH:mm:ss");
     const [y, mo, d] = m[1]!.length === 4 ? [m[1]!, m[2]!, m[3]!] : [m[3]!, m[2]!, m[1]!];
-    const wall = Date.UTC(+y, +mo - 1, +d, +m[4]!, +m[5]!, +m[6]!);
-    if (Number.isNaN(wall)) throw new DirectBankError("2101");
-    // The zone's offset at that wall time (twice, for the hour around a change of offset).
-    let instant = wall - zoneOffsetMs(new Date(wall), this.deps.timezone);
-    instant = wall - zoneOffsetMs(new Date(instant), this.deps.timezone);
-    return new Date(instant).toISOString();
+    const instant = instantOfWallTime(`${y}-${mo}-${d}T${m[4]}:${m[5]}:${m[6]}`, this.deps.timezone);
+    if (instant === null) throw new DirectBankError("2101");
+    return instant.toISOString();
   }
 
   private format<T>(read: () => T): T {
@@ -566,46 +563,4 @@ function decodeUtf8(bytes: Uint8Array): string {
   } catch {
     throw new DirectBankError("2001", "Транспортный контейнер не в кодировке UTF-8");
   }
-}
-
-const localFormats = new Map<string, Intl.DateTimeFormat>();
-
-function wallClock(
-  at: Date,
-  timeZone: string,
-): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
-  let format = localFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-GB", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
-    localFormats.set(timeZone, format);
-  }
-  const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
-  return {
-    y: +parts.year!,
-    mo: +parts.month!,
-    d: +parts.day!,
-    h: +parts.hour!,
-    mi: +parts.minute!,
-    s: +parts.second!,
-  };
-}
-
-function zoneOffsetMs(at: Date, timeZone: string): number {
-  const w = wallClock(at, timeZone);
-  return Date.UTC(w.y, w.mo - 1, w.d, w.h, w.mi, w.s) - Math.floor(at.getTime() / 1000) * 1000;
-}
-
-function localDateTime(at: Date, timeZone: string): string {
-  const w = wallClock(at, timeZone);
-  const p = (n: number, l = 2) => String(n).padStart(l, "0");
-  return `${p(w.y, 4)}-${p(w.mo)}-${p(w.d)}T${p(w.h)}:${p(w.mi)}:${p(w.s)}`;
 }

@@ -362,64 +362,29 @@ describe("1C:DirectBank exchange", () => {
     const c = client(t);
     await c.logon(w.tokenId, w.token);
     const accountNumber = await accountNumberOf(t, w.account.bank_account_id);
-    const good = statementRequestPacket({
-      version: "2.3.2",
-      customerId: "c",
-      bic: "044525225",
-      account: accountNumber,
-      from: "2026-11-01",
-      to: "2026-11-02",
-    });
+    const packet = (over: Partial<Parameters<typeof statementRequestPacket>[0]> = {}) =>
+      statementRequestPacket({
+        version: "2.3.2",
+        customerId: "c",
+        bic: "044525225",
+        account: accountNumber,
+        from: "2026-11-01",
+        to: "2026-11-02",
+        ...over,
+      });
+    const good = packet();
     const cases: [string, string, string][] = [
       ["not XML", "this is not xml", "2001"],
-      [
-        "wrong namespace",
-        good.xml.replace('xmlns="http://directbank.1c.ru/XMLSchema"', 'xmlns="urn:other"'),
-        "2001",
-      ],
-      [
-        "unknown kind",
-        statementRequestPacket({
-          version: "2.3.2",
-          customerId: "c",
-          bic: "044525225",
-          account: accountNumber,
-          from: "2026-11-01",
-          to: "2026-11-02",
-          dockind: "10",
-        }).xml,
-        "2007",
-      ],
+      ["wrong namespace", good.xml.replace(`xmlns="${NS}"`, 'xmlns="urn:other"'), "2001"],
+      ["unknown kind", packet({ dockind: "10" }).xml, "2007"],
       ["not base64", good.xml.replace(/<Data>[^<]*<\/Data>/, "<Data>%%% not base64 %%%</Data>"), "2001"],
       [
         "a version svc does not speak",
         good.xml.replaceAll('formatVersion="2.3.2"', 'formatVersion="3.0.0"'),
         "2006",
       ],
-      [
-        "a period in the future",
-        statementRequestPacket({
-          version: "2.3.2",
-          customerId: "c",
-          bic: "044525225",
-          account: accountNumber,
-          from: "2026-12-01",
-          to: "2026-12-02",
-        }).xml,
-        "2206",
-      ],
-      [
-        "a foreign account",
-        statementRequestPacket({
-          version: "2.3.2",
-          customerId: "c",
-          bic: "044525225",
-          account: "40702810900000000001",
-          from: "2026-11-01",
-          to: "2026-11-02",
-        }).xml,
-        "1013",
-      ],
+      ["a period in the future", packet({ from: "2026-12-01", to: "2026-12-02" }).xml, "2206"],
+      ["a foreign account", packet({ account: "40702810900000000001" }).xml, "1013"],
       ["a huge packet", `${good.xml}<!--${"x".repeat(1024 * 1024)}-->`, "2003"],
     ];
     for (const [name, body, code] of cases) {

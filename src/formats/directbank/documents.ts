@@ -3,6 +3,8 @@
 // kopecks here and decimal roubles in the XML; dates are the XML's own text (xsd:dateTime and
 // xsd:date), which the caller writes in its business time zone.
 import { formatKopecks, parseSignedAmountToKopecks } from "../money";
+// ВидОплаты (field 18) per document type, as the 1C export writes it.
+import { ONEC_PAYMENT_KIND_CODES } from "../onec/fields";
 import type { BudgetFields, DocType, Party, StatementOperation } from "../types";
 import {
   type BankParty,
@@ -50,16 +52,6 @@ const STATEMENT_DOC_KINDS: Readonly<Record<DocType, { code: string; element: str
   memorial_order: { code: "16", element: "MemOrder" },
   payment_warrant: { code: "17", element: "PaymentOrder" },
   bank_order: { code: "18", element: "BankOrder" },
-};
-
-/** ВидОплаты (field 18) per document type, as the 1C export writes it. */
-const TRANSITION_KINDS: Readonly<Record<DocType, string>> = {
-  payment_order: "01",
-  payment_request: "02",
-  collection_order: "06",
-  payment_warrant: "16",
-  bank_order: "17",
-  memorial_order: "09",
 };
 
 /** What every document carries on its root. */
@@ -401,7 +393,7 @@ function paymentData(op: StatementOperation): XmlElement[] {
     el("Sum", undefined, formatKopecks(op.amount)),
     partyElement("Payer", op.payer),
     partyElement("Payee", op.payee),
-    el("TransitionKind", undefined, TRANSITION_KINDS[op.doc_type]),
+    el("TransitionKind", undefined, ONEC_PAYMENT_KIND_CODES[op.doc_type]),
     leaf("Priority", fits(op.priority, 1, 1)),
     leaf("Code", fits(op.uin, 1, 25)),
     leaf("IncomeTypeCode", fits(op.purpose_code, 1, 1)),
