@@ -308,6 +308,31 @@ describe("1C:DirectBank exchange", () => {
       "1013",
     );
 
+    // The same company's token without the allow on that account.
+    const noAllow = t.fixtures.token(company, { accounts: [] });
+    const c5 = client(t);
+    await c5.logon(noAllow.api_token_id, noAllow.token);
+    const own = statementRequestPacket({
+      version: "2.3.2",
+      customerId: "c",
+      bic: "044525225",
+      account: await accountNumberOf(t, w.account.bank_account_id),
+      from: "2026-11-01",
+      to: "2026-11-02",
+    });
+    expect(errorCode(await c5.sendPack(own.xml))).toBe("1013");
+
+    // A token that expires: its session stops with it.
+    const expiring = t.fixtures.token(company, {
+      expires_at: "2026-11-20T10:00:00Z",
+      accounts: [{ bank_account_id: w.account.bank_account_id, allow_read_statements: true }],
+    });
+    const c6 = client(t);
+    expect(errorCode(await c6.logon(expiring.api_token_id, expiring.token))).toBeUndefined();
+    t.clock.advance(2 * 3600 * 1000);
+    expect(errorCode(await c6.getPackList())).toBe("1201");
+    expect(count(t, "directbank_packets")).toBe(0);
+
     // The rate limit: 429 with Retry-After, still a ResultBank.
     const limited = t.fixtures.token(company, {
       rate_limit_per_minute: 2,
