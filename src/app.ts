@@ -6,6 +6,7 @@ import { adminApi } from "./admin/api";
 import { adminPages } from "./admin/pages";
 import type { Services } from "./container";
 import { errorText } from "./core/logger";
+import { directbankProtocolAnswer, directbankRoutes } from "./directbank/routes";
 import { apiReference } from "./http/api-reference";
 import { BODY_POLICY_DETAIL, type BodyPolicy } from "./http/body-policy";
 import type { SocketIp } from "./http/client-ip";
@@ -103,6 +104,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         clientLimits: (method, route) => clientLimits.get(`${method} ${withoutTrailingSlash(route)}`),
         clientLimiter: services.clientLimiter,
         metrics: services.metrics ?? undefined,
+        protocolAnswer: directbankProtocolAnswer,
       }),
     )
     .use(
@@ -160,6 +162,14 @@ export function createApp(services: Services, options: AppOptions = {}) {
       }),
     )
     .use(paymentRoutes({ guard: services.guard, service: services.payments }))
+    .use(
+      directbankRoutes({
+        service: services.directbank,
+        audit: services.audit,
+        clock: services.clock,
+        logger: services.logger,
+      }),
+    )
     .use(mcpRoutes(agentEndpoint))
     // The same endpoint for OAuth access tokens (agent hosts that sign in: Claude, ChatGPT, …).
     .use(
@@ -182,6 +192,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
         sandboxLog: services.sandboxLog,
         adminToken: services.config.adminToken,
         refusals: refusals("admin.api.refused", "admin-api"),
+        directbankSettings: (id, accountId, version) =>
+          services.directbank.settingsForOperator(id, accountId, version),
       }),
     )
     .use(
@@ -199,6 +211,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
         payments: services.payments,
         oauth: services.oauth,
         download,
+        directbankSettings: (id, accountId) =>
+          services.directbank.settingsForOperator(id, accountId, undefined),
       }),
     );
   // A catch-all ("/admin/*") answers addresses no route has: it says nothing of a path's methods.

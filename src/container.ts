@@ -33,6 +33,8 @@ import { TokenRepository } from "./db/repos/tokens";
 import { RowCache } from "./db/row-cache";
 import type { SearchLimits } from "./db/search-limits";
 import { type Store, sqliteDatabaseOf, sqliteStore } from "./db/store";
+import { DirectBankRepository } from "./directbank/repository";
+import { DirectBankService } from "./directbank/service";
 import { createMcpServices, type SessionStore } from "./mcp";
 import { OAuthRepository } from "./oauth/repository";
 import { OAuthService } from "./oauth/service";
@@ -188,6 +190,20 @@ export function buildServices(
     logger,
     fleetSchedule,
   );
+  const directbank = new DirectBankService({
+    clock,
+    timezone: config.timezone,
+    publicUrl: config.publicUrl,
+    guard,
+    tokens,
+    companies,
+    accounts,
+    access,
+    statements,
+    statementRepo,
+    exportReads: exportQueries,
+    repo: new DirectBankRepository(port),
+  });
   const oauth = new OAuthService({
     repo: new OAuthRepository(port),
     tokens,
@@ -269,6 +285,7 @@ export function buildServices(
     statements,
     poller,
     balanceRefresher,
+    directbank,
     paymentRepo,
     payments,
     paymentStatusPoller,

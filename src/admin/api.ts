@@ -58,9 +58,24 @@ export interface AdminApiDeps {
   oauth: OAuthService;
   /** Wrong bearers: counted per client address and audited once per window. */
   refusals: BearerRefusals;
+  /** The 1C:DirectBank settings file of a token and account (directbank/service.ts). */
+  directbankSettings: (apiTokenId: string, bankAccountId?: string, version?: string) => string;
 }
 
-export function adminApi({ admin, statements, sandboxLog, adminToken, oauth, refusals }: AdminApiDeps) {
+const DirectBankSettingsQuery = Type.Object({
+  bank_account_id: Type.Optional(Type.String({ format: "uuid" })),
+  version: Type.Optional(Type.String()),
+});
+
+export function adminApi({
+  admin,
+  statements,
+  sandboxLog,
+  adminToken,
+  oauth,
+  refusals,
+  directbankSettings,
+}: AdminApiDeps) {
   return (
     new Elysia({ prefix: "/admin/api" })
       .use(bodyPolicyOption)
@@ -166,6 +181,31 @@ export function adminApi({ admin, statements, sandboxLog, adminToken, oauth, ref
         params: IdParams,
         detail: doc("Revoke a token", ["not_found"], ok(TokenSchema, "The revoked token")),
       })
+      .get(
+        "/tokens/:id/directbank-settings",
+        ({ params, query, set }) => {
+          const xml = directbankSettings(params.id, query.bank_account_id, query.version);
+          set.headers["content-type"] = "application/xml; charset=utf-8";
+          set.headers["content-disposition"] = 'attachment; filename="directbank-settings.xml"';
+          // The standard's files carry a BOM.
+          return `\uFEFF${xml}`;
+        },
+        {
+          params: IdParams,
+          query: DirectBankSettingsQuery,
+          detail: doc(
+            "1C:DirectBank settings file (Settings, dockind 06) for a token and account",
+            ["not_found", "validation_error"],
+            {
+              200: {
+                description: "The settings XML as an attachment",
+                schema: Type.String(),
+                mediaTypes: ["application/xml"],
+              },
+            },
+          ),
+        },
+      )
       .get("/audit-log", ({ query }) => admin.audit.page(query), {
         query: AuditLogQuery,
         detail: doc("Query the audit log, newest first", [], ok(AuditPageSchema)),

@@ -77,7 +77,16 @@ export class TokenGuard {
     identified?: (apiTokenId: string) => void,
   ): Authenticated | Promise<Authenticated> {
     const value = this.presentedToken(authorization);
-    const hash = hashToken(value);
+    return this.authenticateHash(hashToken(value), clientIp, need, identified);
+  }
+
+  /** authenticate() for a token known by its hash (a session bound to a token: DirectBank's SID). */
+  authenticateHash(
+    hash: string,
+    clientIp: string | null,
+    need: Requirement,
+    identified?: (apiTokenId: string) => void,
+  ): Authenticated | Promise<Authenticated> {
     const record = this.tokens.findByHash(hash);
     if (!record) throw this.unknownToken(clientIp);
     identified?.(record.id);

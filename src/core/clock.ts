@@ -60,3 +60,47 @@ export function dateInZone(at: Date, timeZone: string): string {
   }
   return entry.date;
 }
+
+const wallFormats = new Map<string, Intl.DateTimeFormat>();
+
+function wallClock(at: Date, timeZone: string): number[] {
+  let format = wallFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-GB", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    wallFormats.set(timeZone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, Number(p.value)]));
+  return [parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!];
+}
+
+/** An instant as the wall clock of a time zone shows it, to the second: "YYYY-MM-DDTHH:mm:ss". */
+export function dateTimeInZone(at: Date, timeZone: string): string {
+  const [y, mo, d, h, mi, s] = wallClock(at, timeZone).map((n) => String(n).padStart(2, "0"));
+  return `${y!.padStart(4, "0")}-${mo}-${d}T${h}:${mi}:${s}`;
+}
+
+/** The instant a time zone's wall clock shows as "YYYY-MM-DDTHH:mm:ss"; null for no such time. */
+export function instantOfWallTime(wall: string, timeZone: string): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/.exec(wall);
+  if (!m) return null;
+  const asUtc = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+  if (Number.isNaN(asUtc) || new Date(asUtc).toISOString().slice(0, 19) !== wall) return null;
+  // The zone's offset at that wall time, found from how the zone writes an instant near it (twice,
+  // for the hours around a change of offset).
+  const offset = (at: number) => {
+    const [y, mo, d, h, mi, s] = wallClock(new Date(at), timeZone);
+    return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!) - Math.floor(at / 1000) * 1000;
+  };
+  let instant = asUtc - offset(asUtc);
+  instant = asUtc - offset(instant);
+  return new Date(instant);
+}

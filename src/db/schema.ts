@@ -452,3 +452,50 @@ export const svcJobs = sqliteTable("svc_jobs", {
   name: text("name").primaryKey(),
   nextRunMs: integer("next_run_ms").notNull(),
 });
+
+// 1C:DirectBank sessions (decisions §17): the SID a Logon answered, bound to the token that logged
+// on; every request with it is checked against that token again.
+export const directbankSessions = sqliteTable(
+  "directbank_sessions",
+  {
+    id: text("id").primaryKey(),
+    apiTokenId: text("api_token_id").notNull(),
+    formatVersion: text("format_version").notNull(),
+    createdAt: text("created_at").notNull(),
+    expiresAtMs: integer("expires_at_ms").notNull(),
+  },
+  (t) => [index("directbank_sessions_expiry_idx").on(t.expiresAtMs)],
+);
+
+// The packets svc has for a DirectBank client: the notice that a statement request was taken, and
+// the statement (or the balance) that answers it, listed once ready (`ready_at`) and marked when
+// taken. Their documents are rendered from the statements when asked for, never stored.
+export const directbankPackets = sqliteTable(
+  "directbank_packets",
+  {
+    id: text("id").primaryKey(),
+    apiTokenId: text("api_token_id").notNull(),
+    bankAccountId: text("bank_account_id")
+      .notNull()
+      .references(() => bankAccounts.id),
+    kind: text("kind", { enum: ["notice", "statement", "balance"] }).notNull(),
+    receivedId: text("received_id").notNull(),
+    clientPacketId: text("client_packet_id").notNull(),
+    requestDocumentId: text("request_document_id"),
+    documentId: text("document_id").notNull(),
+    statementIds: text("statement_ids"),
+    dateFrom: text("date_from"),
+    dateTo: text("date_to"),
+    formatVersion: text("format_version").notNull(),
+    compressed: integer("compressed", { mode: "boolean" }).notNull().default(false),
+    errorCode: text("error_code"),
+    errorText: text("error_text"),
+    createdAt: text("created_at").notNull(),
+    readyAt: text("ready_at"),
+    takenAt: text("taken_at"),
+  },
+  (t) => [
+    index("directbank_packets_ready_idx").on(t.apiTokenId, t.readyAt),
+    index("directbank_packets_client_idx").on(t.apiTokenId, t.clientPacketId),
+  ],
+);

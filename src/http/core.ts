@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import type { AddressLimiter } from "../auth/address-limiter";
 import type { IpRange } from "../auth/ip";
+import type { ApiError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import type { Metrics } from "../core/metrics";
 import { accessLogPlugin } from "./access-log";
@@ -27,6 +28,8 @@ export interface HttpCoreDeps {
   /** Counts per client address (SVC_PUBLIC_RATE_LIMIT_PER_MINUTE). */
   clientLimiter: AddressLimiter;
   metrics?: Pick<Metrics, "httpRequest">;
+  /** See ErrorEnvelopeDeps.protocolAnswer. */
+  protocolAnswer?: (request: Request, error: ApiError) => Response | null;
 }
 
 export function httpCore(deps: HttpCoreDeps) {

@@ -35,6 +35,9 @@ export interface ErrorEnvelopeDeps {
   logger: Logger;
   /** Filled once the app is built: method and path pattern of every route, for 405 answers. */
   routes: () => { method: string; path: string }[];
+  /** Routes that answer every error in a protocol of their own (DirectBank's ResultBank): the
+   *  answer for a request and its error, or null for the envelope. */
+  protocolAnswer?: (request: Request, error: ApiError) => Response | null;
 }
 
 function pathPatternMatches(pattern: string, path: string): boolean {
@@ -68,6 +71,12 @@ export function errorEnvelopePlugin(deps: ErrorEnvelopeDeps) {
       state?.bodyUnreadable && code === "VALIDATION"
         ? invalidRequestBody()
         : toApiError(code, error, request, deps);
+    const protocol = deps.protocolAnswer?.(request, apiError);
+    if (protocol) {
+      if (state) protocol.headers.set("x-request-id", state.requestId);
+      set.status = protocol.status;
+      return protocol;
+    }
     const logAs = (error as Partial<AnsweredAsApiError> | null)?.logAs;
     if (typeof logAs === "string") {
       deps.logger.error(logAs, { request_id: state?.requestId, error: (error as Error).message });

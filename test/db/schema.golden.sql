@@ -64,6 +64,27 @@ CREATE TABLE `companies` ( `id` text PRIMARY KEY NOT NULL, `name` text NOT NULL,
 -- index sqlite_autoindex_companies_1 on companies
 (no sql: created by SQLite)
 
+-- table directbank_packets on directbank_packets
+CREATE TABLE `directbank_packets` ( `id` text PRIMARY KEY NOT NULL, `api_token_id` text NOT NULL, `bank_account_id` text NOT NULL, `kind` text NOT NULL, `received_id` text NOT NULL, `client_packet_id` text NOT NULL, `request_document_id` text, `document_id` text NOT NULL, `statement_ids` text, `date_from` text, `date_to` text, `format_version` text NOT NULL, `compressed` integer DEFAULT false NOT NULL, `error_code` text, `error_text` text, `created_at` text NOT NULL, `ready_at` text, `taken_at` text, FOREIGN KEY (`bank_account_id`) REFERENCES `bank_accounts`(`id`) ON UPDATE no action ON DELETE no action );
+
+-- index directbank_packets_client_idx on directbank_packets
+CREATE INDEX `directbank_packets_client_idx` ON `directbank_packets` (`api_token_id`,`client_packet_id`);
+
+-- index directbank_packets_ready_idx on directbank_packets
+CREATE INDEX `directbank_packets_ready_idx` ON `directbank_packets` (`api_token_id`,`ready_at`);
+
+-- index sqlite_autoindex_directbank_packets_1 on directbank_packets
+(no sql: created by SQLite)
+
+-- table directbank_sessions on directbank_sessions
+CREATE TABLE `directbank_sessions` ( `id` text PRIMARY KEY NOT NULL, `api_token_id` text NOT NULL, `format_version` text NOT NULL, `created_at` text NOT NULL, `expires_at_ms` integer NOT NULL );
+
+-- index directbank_sessions_expiry_idx on directbank_sessions
+CREATE INDEX `directbank_sessions_expiry_idx` ON `directbank_sessions` (`expires_at_ms`);
+
+-- index sqlite_autoindex_directbank_sessions_1 on directbank_sessions
+(no sql: created by SQLite)
+
 -- table mcp_sessions on mcp_sessions
 CREATE TABLE `mcp_sessions` ( `id` text PRIMARY KEY NOT NULL, `api_token_id` text NOT NULL, `protocol_version` text NOT NULL, `created_at` text NOT NULL, `expires_at_ms` integer NOT NULL );
 

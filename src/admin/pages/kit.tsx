@@ -46,6 +46,8 @@ export interface AdminPagesDeps {
   oauth: OAuthService;
   /** What a statement download needs (the same as the integration API's). */
   download: DownloadDeps;
+  /** The 1C:DirectBank settings file of a token and account (directbank/service.ts). */
+  directbankSettings: (apiTokenId: string, bankAccountId?: string) => string;
 }
 
 export type Outcome =

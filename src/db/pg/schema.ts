@@ -458,3 +458,45 @@ export const svcJobs = pgTable("svc_jobs", {
   name: text("name").primaryKey(),
   nextRunMs: int64("next_run_ms").notNull(),
 });
+
+export const directbankSessions = pgTable(
+  "directbank_sessions",
+  {
+    id: text("id").primaryKey(),
+    apiTokenId: text("api_token_id").notNull(),
+    formatVersion: text("format_version").notNull(),
+    createdAt: text("created_at").notNull(),
+    expiresAtMs: int64("expires_at_ms").notNull(),
+  },
+  (t) => [index("directbank_sessions_expiry_idx").on(t.expiresAtMs)],
+);
+
+export const directbankPackets = pgTable(
+  "directbank_packets",
+  {
+    id: text("id").primaryKey(),
+    apiTokenId: text("api_token_id").notNull(),
+    bankAccountId: text("bank_account_id")
+      .notNull()
+      .references(() => bankAccounts.id),
+    kind: text("kind", { enum: ["notice", "statement", "balance"] }).notNull(),
+    receivedId: text("received_id").notNull(),
+    clientPacketId: text("client_packet_id").notNull(),
+    requestDocumentId: text("request_document_id"),
+    documentId: text("document_id").notNull(),
+    statementIds: text("statement_ids"),
+    dateFrom: text("date_from"),
+    dateTo: text("date_to"),
+    formatVersion: text("format_version").notNull(),
+    compressed: boolean("compressed").notNull().default(false),
+    errorCode: text("error_code"),
+    errorText: text("error_text"),
+    createdAt: text("created_at").notNull(),
+    readyAt: text("ready_at"),
+    takenAt: text("taken_at"),
+  },
+  (t) => [
+    index("directbank_packets_ready_idx").on(t.apiTokenId, t.readyAt),
+    index("directbank_packets_client_idx").on(t.apiTokenId, t.clientPacketId),
+  ],
+);

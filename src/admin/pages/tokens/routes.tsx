@@ -3,7 +3,7 @@ import type { TokenPurpose } from "../../../auth/tokens";
 import { ApiError } from "../../../core/errors";
 import { isUuid } from "../../../core/ids";
 import type { TokenGrantInput } from "../../model";
-import { asUtc, attempt, nonEmpty, type Outcome, type PageKit, page } from "../kit";
+import { asUtc, attempt, nonEmpty, type Outcome, type PageKit, page, redirect } from "../kit";
 import type { FormValues } from "../layout";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
 import type { AdminSession } from "../session";
@@ -65,6 +65,30 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
   }
 
   return [
+    get(
+      "/admin/tokens/:id/directbank-settings",
+      (ctx) => {
+        const session = kit.sessionOf(ctx);
+        if (!session) return kit.send(ctx, redirect("/admin/login"));
+        try {
+          const id = ctx.params.id ?? "";
+          if (!isUuid(id)) throw new ApiError("not_found", "Токен не найден");
+          const xml = deps.directbankSettings(id, ctx.query.bank_account_id || undefined);
+          // The standard's files carry a BOM.
+          return new Response(`\uFEFF${xml}`, {
+            headers: {
+              "content-type": "application/xml; charset=utf-8",
+              "content-disposition": 'attachment; filename="directbank-settings.xml"',
+            },
+          });
+        } catch (error) {
+          return kit.run(ctx, session, () => {
+            throw error;
+          });
+        }
+      },
+      { detail: pageDoc("Admin pages: the 1C:DirectBank settings file of a token and account") },
+    ),
     get(
       "/admin/tokens",
       view((session) =>

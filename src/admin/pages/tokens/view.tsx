@@ -117,6 +117,23 @@ export function TokensPage({
                         ]
                           .filter(Boolean)
                           .join(", ")}`}
+                        {tk.purpose === "integration" &&
+                        tk.scopes.read_statements &&
+                        g.allow_read_statements &&
+                        tk.revoked_at === null ? (
+                          <>
+                            {" "}
+                            <a
+                              class="small"
+                              title="Файл настроек обмена для 1С:ДиректБанка (docs/directbank.md)"
+                              href={`/admin/tokens/${tk.api_token_id}/directbank-settings?bank_account_id=${g.bank_account_id}`}
+                            >
+                              1С:ДиректБанк
+                            </a>
+                          </>
+                        ) : (
+                          ""
+                        )}
                       </div>
                     ))}
                   </td>
