@@ -199,6 +199,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
         payments: services.payments,
         oauth: services.oauth,
         download,
+        timezone: services.config.timezone,
+        read: services.mcp.read,
       }),
     );
   // A catch-all ("/admin/*") answers addresses no route has: it says nothing of a path's methods.

@@ -375,7 +375,7 @@ describe("admin pages: companies, accounts, tokens", () => {
     const page = await (await b.get("/admin/accounts")).text();
     expect(page).toContain("4070************0001");
     expect(page).not.toContain(number);
-    expect(page).toContain("sandbox (7 оп./день)");
+    expect(page).toContain("Тестовый банк, 7 оп. в день");
     expect(t.services.admin.audit.page({ action: "admin.bank_account.create" }).entries).toHaveLength(1);
   });
 

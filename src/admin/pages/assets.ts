@@ -25,7 +25,6 @@ th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line
 th { font-weight: 600; color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .03em; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.actions { white-space: nowrap; }
-#tokens td { overflow-wrap: anywhere; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 .muted { color: var(--muted); }
 .small { font-size: 12px; }
@@ -61,6 +60,31 @@ svg.chart text { font: 11px system-ui, sans-serif; fill: #5f6b7a; }
 svg.chart .grid { stroke: #e6e9ee; }
 svg.chart .axis { stroke: #9aa4b2; }
 details pre { white-space: pre-wrap; word-break: break-all; max-width: 480px; margin: 4px 0 0; }
+.nowrap { white-space: nowrap; }
+.strong { font-weight: 600; }
+th { white-space: nowrap; }
+td { overflow-wrap: normal; word-break: normal; hyphens: manual; }
+td.num.credit { color: var(--ok); }
+form.stack { display: flex; flex-direction: column; gap: 8px; margin-top: 6px; }
+fieldset.login-kind { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px 10px;
+  display: flex; flex-direction: column; gap: 6px; min-width: 0; }
+fieldset.login-kind legend { font-size: 12px; color: var(--muted); }
+form.grid fieldset.login-kind { grid-column: span 2; }
+.balance .amount { font-weight: 600; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.balance form { display: block; margin-top: 4px; }
+.small-button { padding: 2px 10px; font-size: 12.5px; }
+.coverage .strip { display: flex; width: 270px; height: 16px; border: 1px solid var(--line);
+  border-radius: 3px; overflow: hidden; }
+.coverage .day { flex: 1 1 0; }
+.coverage .day.covered { background: #4caf6a; }
+.coverage .day.partial { background: #e8b53a; }
+.coverage .day.missing { background: #eceff3; }
+.coverage .small { margin: 2px 0 4px; }
+td.purpose { min-width: 260px; }
+dl.details { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 6px 0 0;
+  font-size: 12.5px; }
+dl.details dt { color: var(--muted); }
+dl.details dd { margin: 0; }
 `;
 
 /** The copy button of the one-time token page; the pages work without it. */

@@ -14,6 +14,7 @@ import { errorText, type Logger } from "../../core/logger";
 import type { BearerRefusals } from "../../http/admin-auth";
 import { readBody } from "../../http/body-policy";
 import { type MultipartForm, readMultipart } from "../../http/multipart";
+import type { McpReadModel } from "../../mcp/read-model";
 import type { OAuthService } from "../../oauth/service";
 import type { PaymentService } from "../../payments/service";
 import type { DownloadDeps } from "../../statements/export/download";
@@ -46,6 +47,10 @@ export interface AdminPagesDeps {
   oauth: OAuthService;
   /** What a statement download needs (the same as the integration API's). */
   download: DownloadDeps;
+  /** What the agent tools read: an account's operations (search_operations) and coverage. */
+  read: McpReadModel;
+  /** The business time zone (SVC_TIMEZONE): the pages' times and what "today" is. */
+  timezone: string;
 }
 
 export type Outcome =
@@ -95,7 +100,7 @@ export function pageKit(deps: AdminPagesDeps) {
   function frame(session: AdminSession | null, title: string, active: NavKey | null): Frame {
     const flash = session ? session.flash : [];
     if (session) session.flash = [];
-    return { title, active, csrf: session?.csrf ?? null, flash };
+    return { title, active, csrf: session?.csrf ?? null, flash, timeZone: deps.timezone };
   }
   const signedInFrame = (session: AdminSession, title: string, active: NavKey | null) =>
     frame(session, title, active) as Frame & { csrf: string };

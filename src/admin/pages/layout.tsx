@@ -13,6 +13,8 @@ export interface Frame {
   /** The session's anti-forgery token; null on the sign-in page. */
   csrf: string | null;
   flash: Flash[];
+  /** The business time zone (SVC_TIMEZONE), in which the pages show times. */
+  timeZone: string;
 }
 
 const NAV: [NavKey, string, string][] = [
@@ -112,14 +114,6 @@ export function Badge({ kind, text }: { kind: "ok" | "bad" | "warn" | "plain"; t
       {text}
     </span>
   );
-}
-
-/** `2026-11-20T09:00:00.000Z` as `2026-11-20 09:00:00`; an empty cell for null. */
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return "";
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return iso;
-  return new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 }
 
 /** Options of a <select>, the chosen one marked. */

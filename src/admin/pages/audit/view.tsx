@@ -2,7 +2,8 @@
 import type { AuditEntry } from "../../../audit/audit-log";
 import type { TokenView } from "../../model";
 import { type AgentCallsChart, AgentCallsSvg } from "../chart";
-import { attr, Badge, ErrorBox, formatTime, Layout, Options, Pager, type SignedInFrame } from "../layout";
+import { formatDateTime } from "../format";
+import { attr, Badge, ErrorBox, Layout, Options, Pager, type SignedInFrame } from "../layout";
 
 export type AuditFilters = {
   api_token_id?: string;
@@ -149,7 +150,7 @@ export function AuditPage({
               return (
                 <tr>
                   <td class="small" safe>
-                    {formatTime(e.at)}
+                    {formatDateTime(e.at, frame.timeZone)}
                   </td>
                   <td class="mono" safe>
                     {e.action}

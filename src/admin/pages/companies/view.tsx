@@ -1,6 +1,7 @@
 // The companies page: the creation form and the list.
 import type { CompanyView } from "../../model";
-import { attr, ErrorBox, type FormValues, formatTime, Layout, PostForm, type SignedInFrame } from "../layout";
+import { formatDateTime } from "../format";
+import { attr, ErrorBox, type FormValues, Layout, PostForm, type SignedInFrame } from "../layout";
 
 export function CompaniesPage({
   frame,
@@ -60,7 +61,7 @@ export function CompaniesPage({
                   {c.kpp ?? ""}
                 </td>
                 <td class="small" safe>
-                  {formatTime(c.created_at)}
+                  {formatDateTime(c.created_at, frame.timeZone)}
                 </td>
                 <td class="mono small" safe>
                   {c.company_id}

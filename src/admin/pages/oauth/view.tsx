@@ -2,7 +2,8 @@
 // own claim, its id and where the answer goes), what for (the scope), and which company's accounts
 // it may read.
 import type { BankAccountView, CompanyView } from "../../model";
-import { Badge, ErrorBox, type Frame, formatTime, Layout, Pager, PostForm, RevokeForm } from "../layout";
+import { formatDateTime } from "../format";
+import { Badge, ErrorBox, type Frame, Layout, Pager, PostForm, RevokeForm } from "../layout";
 
 export interface ConsentRequestView {
   request_id: string;
@@ -176,7 +177,7 @@ export function ConnectedAppsPage({
                   {g.scope === "" ? "нет" : g.scope}
                 </td>
                 <td class="small" safe>
-                  {formatTime(g.created_at)}
+                  {formatDateTime(g.created_at, frame.timeZone)}
                 </td>
                 <td>
                   {g.revoked_at !== null ? (

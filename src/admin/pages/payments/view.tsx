@@ -1,7 +1,8 @@
 // The payment documents page: where each stands, and where to sign it in the bank.
 import type { OperatorPaymentView } from "../../../payments/views";
 import type { BankAccountView } from "../../model";
-import { accountLabel, Badge, ErrorBox, type Frame, formatTime, Layout } from "../layout";
+import { formatDateTime } from "../format";
+import { accountLabel, Badge, ErrorBox, type Frame, Layout } from "../layout";
 
 const PAYMENT_STATUS: Record<string, [kind: "ok" | "bad" | "warn" | "plain", text: string]> = {
   draft: ["plain", "черновик"],
@@ -86,7 +87,7 @@ export function PaymentsPage({
                     )}
                     {item.submitted_at ? (
                       <div class="small" safe>
-                        {formatTime(item.submitted_at)}
+                        {formatDateTime(item.submitted_at, frame.timeZone)}
                       </div>
                     ) : (
                       ""

@@ -1,12 +1,12 @@
 // The statements page: ordering one, importing the bank's file, and the list with its filters.
 import type { StatementView } from "../../../statements/service";
 import type { BankAccountView } from "../../model";
+import { formatDateTime } from "../format";
 import {
   attr,
   Badge,
   ErrorBox,
   type FormValues,
-  formatTime,
   Layout,
   Options,
   Pager,
@@ -161,7 +161,7 @@ export function StatementsPage({
             {statements.map((s) => (
               <tr>
                 <td class="small" safe>
-                  {formatTime(s.created_at)}
+                  {formatDateTime(s.created_at, frame.timeZone)}
                 </td>
                 <td safe>
                   {accountById.get(s.bank_account_id)
@@ -186,7 +186,7 @@ export function StatementsPage({
                   {s.operations_count === undefined ? "" : String(s.operations_count)}
                 </td>
                 <td class="small" safe>
-                  {formatTime(s.fetched_at)}
+                  {formatDateTime(s.fetched_at, frame.timeZone)}
                 </td>
                 <td class="mono small" safe>
                   {s.statement_id}

@@ -1,16 +1,8 @@
 // Token forms: creation (one per purpose: the agent form has no payment rights at all) and editing.
 import type { TokenPurpose } from "../../../auth/tokens";
 import type { BankAccountView, CompanyView, TokenView } from "../../model";
-import {
-  attr,
-  ErrorBox,
-  type FormValues,
-  formatTime,
-  Layout,
-  Options,
-  PostForm,
-  type SignedInFrame,
-} from "../layout";
+import { formatDateTime } from "../format";
+import { attr, ErrorBox, type FormValues, Layout, Options, PostForm, type SignedInFrame } from "../layout";
 import { PURPOSE_LABEL } from "./view";
 
 /** Checkbox rows for per-account allows; the agent form has no payments column. */
@@ -209,7 +201,7 @@ export function EditTokenPage({
       <section class="card">
         <ErrorBox message={error} />
         <p class="small muted" safe>
-          {`Компания: ${company?.name ?? token.company_id} · назначение: ${PURPOSE_LABEL[token.purpose]} · режим: ${token.mode} · создан: ${formatTime(token.created_at)}${token.revoked_at ? ` · отозван: ${formatTime(token.revoked_at)}` : ""}`}
+          {`Компания: ${company?.name ?? token.company_id} · назначение: ${PURPOSE_LABEL[token.purpose]} · режим: ${token.mode} · создан: ${formatDateTime(token.created_at, frame.timeZone)}${token.revoked_at ? ` · отозван: ${formatDateTime(token.revoked_at, frame.timeZone)}` : ""}`}
         </p>
         <PostForm action={`/admin/tokens/${token.api_token_id}`} csrf={frame.csrf} class="grid">
           <label>

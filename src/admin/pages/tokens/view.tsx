@@ -1,7 +1,8 @@
 // Token pages that show tokens: the list, and the one-time page with a new token's raw value.
 import type { TokenPurpose } from "../../../auth/tokens";
 import type { BankAccountView, CompanyView, TokenView } from "../../model";
-import { Badge, formatTime, Layout, Options, RevokeForm, type SignedInFrame } from "../layout";
+import { formatDateTime } from "../format";
+import { Badge, Layout, Options, RevokeForm, type SignedInFrame } from "../layout";
 
 function tokenStatus(token: TokenView, now: Date): { kind: "ok" | "bad" | "warn"; text: string } {
   if (token.revoked_at !== null) return { kind: "bad", text: "отозван" };
@@ -129,7 +130,7 @@ export function TokensPage({
                       : String(tk.rate_limit_per_minute)}
                   </td>
                   <td class="small" safe>
-                    {formatTime(tk.last_used_at) || "—"}
+                    {formatDateTime(tk.last_used_at, frame.timeZone) || "—"}
                   </td>
                   <td>
                     <Badge kind={status.kind} text={status.text} />
