@@ -536,7 +536,14 @@ describe("admin pages: companies, accounts, tokens", () => {
     expect(badLimit.status).toBe(400);
     expect(await badLimit.text()).toContain("rate_limit_per_minute: целое от 1 до 10000");
 
-    const revoke = await b.post(`/admin/tokens/${tk.api_token_id}/revoke`, {});
+    // The button leads to the confirmation first: nothing is revoked yet.
+    const ask = await b.post(`/admin/tokens/${tk.api_token_id}/revoke`, {});
+    expect(ask.status).toBe(200);
+    const askHtml = await ask.text();
+    expect(askHtml).toContain("Отозвать токен?");
+    expect(askHtml).toContain('name="confirm" value="yes"');
+    expect(t.services.admin.tokens.view(tk.api_token_id).revoked_at).toBeNull();
+    const revoke = await b.post(`/admin/tokens/${tk.api_token_id}/revoke`, { confirm: "yes" });
     expect(revoke.status).toBe(303);
     expect(t.services.admin.tokens.view(tk.api_token_id).revoked_at).not.toBeNull();
     const list = await (await b.get("/admin/tokens")).text();
@@ -728,7 +735,7 @@ describe("admin pages: what a newcomer met", () => {
     const t = makeTestApp();
     const w = t.fixtures.world();
     const b = await signIn(t);
-    await b.post(`/admin/tokens/${w.tokenId}/revoke`, {});
+    await b.post(`/admin/tokens/${w.tokenId}/revoke`, { confirm: "yes" });
     const audit = await (await b.get("/admin/audit-log?action=admin.token.revoke")).text();
     expect(audit).toContain("токен svc_test_");
     expect(audit).toContain(`title="${w.tokenId}"`);

@@ -194,7 +194,46 @@ export function Pager({
   );
 }
 
-/** The «Отозвать» button of a token or an app's grant. */
+/**
+ * The second step before what cannot be undone: the same post again with `confirm=yes`, or back.
+ * A page of its own, so that it works without scripts.
+ */
+export function ConfirmPage({
+  frame,
+  heading,
+  text,
+  action,
+  confirmLabel,
+  back,
+}: {
+  frame: SignedInFrame;
+  heading: string;
+  text: string;
+  action: string;
+  confirmLabel: string;
+  back: string;
+}) {
+  return (
+    <Layout frame={frame}>
+      <section class="card confirm">
+        <h1 safe>{heading}</h1>
+        <p safe>{text}</p>
+        <p class="muted">Это действие нельзя отменить.</p>
+        <PostForm action={action} csrf={frame.csrf}>
+          <input type="hidden" name="confirm" value="yes" />
+          <button type="submit" class="danger">
+            {confirmLabel}
+          </button>{" "}
+          <a class="button secondary" href={back}>
+            Отмена
+          </a>
+        </PostForm>
+      </section>
+    </Layout>
+  );
+}
+
+/** The «Отозвать» button of a token or an app's grant: it leads to the confirmation first. */
 export function RevokeForm({
   action,
   csrf,
