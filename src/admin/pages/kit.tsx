@@ -21,6 +21,7 @@ import type { DownloadDeps } from "../../statements/export/download";
 import type { StatementService } from "../../statements/service";
 import type { AdminServices } from "../areas";
 import type { AdminActor } from "../audit";
+import { parseRuDateTime } from "./format";
 import { type FormValues, type Frame, MessagePage, type NavKey } from "./layout";
 import { get, type PageRoute, pageDoc, post, type RouteContext } from "./page-route";
 import { cameOverHttps, readCookie, SESSION_COOKIE, sameOrigin, securityHeaders } from "./security";
@@ -59,7 +60,6 @@ export type Outcome =
 
 export const LANDING = "/admin/tokens";
 export const PAGE_SIZE = 50;
-const DATETIME_LOCAL_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
 
 export const page = (html: JSX.Element, status = 200, headers?: Record<string, string>): Outcome => ({
   kind: "page",
@@ -306,8 +306,11 @@ export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-/** A `datetime-local` value carries no zone; the pages mean UTC. Anything else passes as is. */
-export function asUtc(value: string | undefined): string | undefined {
+/**
+ * A moment typed in a form as `дд.мм.гггг ЧЧ:ММ` (or `дд.мм.гггг`: its midnight) in the business
+ * time zone, as an ISO instant; anything else passes as typed, for the service to refuse.
+ */
+export function instantOf(value: string | undefined, timeZone: string): string | undefined {
   if (value === undefined) return undefined;
-  return DATETIME_LOCAL_RE.test(value) ? `${value}Z` : value;
+  return parseRuDateTime(value, timeZone) ?? value;
 }

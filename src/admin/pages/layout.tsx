@@ -36,14 +36,14 @@ export function Layout({ frame, children }: PropsWithChildren<{ frame: Frame }>)
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <meta name="referrer" content="same-origin" />
-          <title safe>{`${frame.title} · svc admin`}</title>
+          <title safe>{`${frame.title} · svc`}</title>
           <link rel="stylesheet" href="/admin/assets/app.css" />
           <script src="/admin/assets/app.js" defer></script>
         </head>
         <body>
           {frame.csrf !== null ? (
             <header class="top">
-              <span class="brand">svc admin</span>
+              <span class="brand">svc · администрирование</span>
               <nav>
                 {NAV.map(([key, href, label]) => (
                   <a href={href} class={key === frame.active ? "active" : undefined}>

@@ -36,6 +36,12 @@ const KNOWN_ACTIONS = [
   "mcp.session.terminate",
 ];
 
+/** Who acted, as operators read it (a token is named by its prefix and name). */
+const ACTOR_LABEL: Record<string, string> = { admin: "администратор", system: "сервис", token: "токен" };
+
+/** `дд.мм.гггг` with an optional `чч:мм`. */
+const RU_DATE_TIME = "\\d{2}\\.\\d{2}\\.\\d{4}( \\d{2}:\\d{2})?";
+
 function auditExportHref(filters: AuditFilters, format: "csv" | "jsonl"): string {
   const query = new URLSearchParams({ format });
   if (filters.since) query.set("since", filters.since);
@@ -69,7 +75,7 @@ export function AuditPage({
       <h1>Журнал аудита</h1>
       <section class="card">
         <h2>Вызовы агентов за последние 24 часа</h2>
-        <AgentCallsSvg chart={chart} />
+        <AgentCallsSvg chart={chart} timeZone={frame.timeZone} />
       </section>
       <section class="card">
         <form method="get" action="/admin/audit-log" class="grid">
@@ -103,12 +109,22 @@ export function AuditPage({
             </datalist>
           </label>
           <label>
-            С (UTC)
-            <input name="since" type="datetime-local" value={attr(filters.since)} />
+            С (дд.мм.гггг чч:мм)
+            <input
+              name="since"
+              pattern={RU_DATE_TIME}
+              placeholder="дд.мм.гггг чч:мм"
+              value={attr(filters.since)}
+            />
           </label>
           <label>
-            До (UTC, не включая)
-            <input name="until" type="datetime-local" value={attr(filters.until)} />
+            До (не включая)
+            <input
+              name="until"
+              pattern={RU_DATE_TIME}
+              placeholder="дд.мм.гггг чч:мм"
+              value={attr(filters.until)}
+            />
           </label>
           <div>
             <button type="submit" class="secondary">
@@ -128,7 +144,7 @@ export function AuditPage({
         <table id="audit">
           <thead>
             <tr>
-              <th>Время (UTC)</th>
+              <th>Время</th>
               <th>Действие</th>
               <th>Кто</th>
               <th>Объект</th>
@@ -146,7 +162,7 @@ export function AuditPage({
                   ? token
                     ? `${token.token_prefix}… ${token.name}`
                     : (e.api_token_id ?? "токен")
-                  : e.actor;
+                  : (ACTOR_LABEL[e.actor] ?? e.actor);
               return (
                 <tr>
                   <td class="small" safe>
@@ -166,7 +182,10 @@ export function AuditPage({
                     </td>
                   )}
                   <td>
-                    <Badge kind={e.outcome === "ok" ? "ok" : "bad"} text={e.outcome} />
+                    <Badge
+                      kind={e.outcome === "ok" ? "ok" : "bad"}
+                      text={e.outcome === "ok" ? "успешно" : e.outcome}
+                    />
                     {e.duration_ms !== null ? (
                       <span class="small muted" safe>
                         {` ${e.duration_ms} мс`}
@@ -179,7 +198,7 @@ export function AuditPage({
                     {e.ip ?? ""}
                   </td>
                   <td class="mono small" safe>
-                    {[e.request_id, e.transport, e.mcp_session_id ? `session ${e.mcp_session_id}` : null]
+                    {[e.request_id, e.transport, e.mcp_session_id ? `сессия ${e.mcp_session_id}` : null]
                       .filter(Boolean)
                       .join(" · ")}
                   </td>

@@ -47,12 +47,11 @@ export function CompaniesPage({
               <th>ИНН</th>
               <th>КПП</th>
               <th>Создана</th>
-              <th>company_id</th>
             </tr>
           </thead>
           <tbody>
             {companies.map((c) => (
-              <tr>
+              <tr data-company-id={c.company_id}>
                 <td safe>{c.name}</td>
                 <td class="mono" safe>
                   {c.inn}
@@ -62,9 +61,6 @@ export function CompaniesPage({
                 </td>
                 <td class="small" safe>
                   {formatDateTime(c.created_at, frame.timeZone)}
-                </td>
-                <td class="mono small" safe>
-                  {c.company_id}
                 </td>
               </tr>
             ))}

@@ -3,7 +3,7 @@ import type { TokenPurpose } from "../../../auth/tokens";
 import { ApiError } from "../../../core/errors";
 import { isUuid } from "../../../core/ids";
 import type { TokenGrantInput } from "../../model";
-import { asUtc, attempt, nonEmpty, type Outcome, type PageKit, page } from "../kit";
+import { attempt, instantOf, nonEmpty, type Outcome, type PageKit, page } from "../kit";
 import { ConfirmPage, type FormValues } from "../layout";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
 import type { AdminSession } from "../session";
@@ -115,7 +115,7 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
               accounts: grantsOf(form),
               allowed_ips: ipsOf(form.allowed_ips),
               rate_limit_per_minute: rateLimitOf(form.rate_limit_per_minute),
-              expires_at: asUtc(nonEmpty(form.expires_at)) ?? null,
+              expires_at: instantOf(nonEmpty(form.expires_at), deps.timezone) ?? null,
             },
             actorOf(ctx),
           ),
@@ -168,7 +168,7 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
               accounts: grantsOf(form),
               allowed_ips: ipsOf(form.allowed_ips),
               rate_limit_per_minute: rateLimitOf(form.rate_limit_per_minute),
-              expires_at: asUtc(nonEmpty(form.expires_at)) ?? null,
+              expires_at: instantOf(nonEmpty(form.expires_at), deps.timezone) ?? null,
             },
             actorOf(ctx),
           ),

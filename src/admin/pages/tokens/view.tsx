@@ -11,10 +11,26 @@ function tokenStatus(token: TokenView, now: Date): { kind: "ok" | "bad" | "warn"
   return { kind: "ok", text: "активен" };
 }
 
-export const PURPOSE_LABEL: Record<TokenPurpose, string> = { integration: "интеграция", mcp: "агент (mcp)" };
+export const PURPOSE_LABEL: Record<TokenPurpose, string> = { integration: "интеграция", mcp: "агент (MCP)" };
+/** A token's mode: test tokens reach only the test banks. */
+export const MODE_LABEL: Record<string, string> = { test: "тестовый", live: "рабочий" };
 
-function accountLabel(a: BankAccountView | undefined, id: string): string {
-  return a ? `${a.alias} ${a.account_number_masked}` : id;
+/** An account in a cell: its alias and its masked number, the number never split. */
+function AccountMention({ account, id }: { account: BankAccountView | undefined; id: string }) {
+  if (!account)
+    return (
+      <span class="mono" safe>
+        {id}
+      </span>
+    );
+  return (
+    <>
+      <span safe>{account.alias}</span>{" "}
+      <span class="mono nowrap" safe>
+        {account.account_number_masked}
+      </span>
+    </>
+  );
 }
 
 export function TokensPage({
@@ -98,7 +114,7 @@ export function TokensPage({
                   <td>
                     <div safe>{PURPOSE_LABEL[tk.purpose]}</div>
                     <div class="small muted" safe>
-                      {tk.mode}
+                      {MODE_LABEL[tk.mode] ?? tk.mode}
                     </div>
                   </td>
                   <td class="small" safe>
@@ -111,13 +127,16 @@ export function TokensPage({
                   </td>
                   <td class="small">
                     {tk.accounts.map((g) => (
-                      <div safe>
-                        {`${accountLabel(accountById.get(g.bank_account_id), g.bank_account_id)}: ${[
-                          g.allow_read_statements ? "чтение" : "",
-                          g.allow_send_payments ? "платежи" : "",
-                        ]
-                          .filter(Boolean)
-                          .join(", ")}`}
+                      <div>
+                        <AccountMention account={accountById.get(g.bank_account_id)} id={g.bank_account_id} />
+                        <span safe>
+                          {`: ${[
+                            g.allow_read_statements ? "чтение" : "",
+                            g.allow_send_payments ? "платежи" : "",
+                          ]
+                            .filter(Boolean)
+                            .join(", ")}`}
+                        </span>
                       </div>
                     ))}
                   </td>
@@ -182,7 +201,7 @@ export function TokenCreatedPage({
           </button>
         </div>
         <p class="small muted" safe>
-          {`Имя: ${token.name} · префикс: ${token.token_prefix}… · назначение: ${PURPOSE_LABEL[token.purpose]} · режим: ${token.mode}`}
+          {`Имя: ${token.name} · префикс: ${token.token_prefix}… · назначение: ${PURPOSE_LABEL[token.purpose]} · режим: ${MODE_LABEL[token.mode] ?? token.mode}`}
         </p>
         <p>
           <a class="button secondary" href="/admin/tokens">
