@@ -216,7 +216,7 @@ function OperationRow({ op }: { op: StatementOperation }) {
   const credit = op.direction === "credit";
   const other = credit ? op.payer : op.payee;
   return (
-    <tr>
+    <tr data-operation-id={op.operation_id} data-direction={op.direction} data-kopecks={String(op.amount)}>
       <td class="nowrap" safe>
         {formatDate(op.doc_date)}
       </td>
