@@ -25,6 +25,7 @@ th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line
 th { font-weight: 600; color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .03em; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.actions { white-space: nowrap; }
+td.actions form.inline { display: block; margin-top: 4px; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 .muted { color: var(--muted); }
 .small { font-size: 12px; }
@@ -59,10 +60,15 @@ svg.chart { width: 100%; max-width: 960px; height: auto; display: block; }
 svg.chart text { font: 11px system-ui, sans-serif; fill: #5f6b7a; }
 svg.chart .grid { stroke: #e6e9ee; }
 svg.chart .axis { stroke: #9aa4b2; }
-details pre { white-space: pre-wrap; word-break: break-all; max-width: 480px; margin: 4px 0 0; }
+details pre { white-space: pre-wrap; max-width: 480px; margin: 4px 0 0; }
+/* An audit entry's arguments open over the row (to the left of their cell), not inside it: the
+   table keeps its columns, and no word of the JSON is broken. */
+td.args { position: relative; }
+td.args details pre { position: absolute; right: 8px; z-index: 1; width: 480px; max-width: none;
+  background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px;
+  box-shadow: 0 4px 14px rgba(29, 35, 48, .15); }
 .nowrap { white-space: nowrap; }
 .strong { font-weight: 600; }
-th { white-space: nowrap; }
 td { overflow-wrap: normal; word-break: normal; hyphens: manual; }
 td.num.credit { color: var(--ok); }
 form.stack { display: flex; flex-direction: column; gap: 8px; margin-top: 6px; }

@@ -194,6 +194,25 @@ export function Pager({
   );
 }
 
+const TOKEN_PREFIX = /(svc_(?:test|live)_[0-9A-Za-z]{4}…)/u;
+
+/** Text that may name tokens by their prefix: each prefix set as code, never split. */
+export function WithPrefixes({ text }: { text: string }) {
+  return (
+    <>
+      {text.split(TOKEN_PREFIX).map((part, i) =>
+        i % 2 === 1 ? (
+          <span class="mono nowrap" safe>
+            {part}
+          </span>
+        ) : (
+          escapeHtml(part)
+        ),
+      )}
+    </>
+  );
+}
+
 /**
  * The second step before what cannot be undone: the same post again with `confirm=yes`, or back.
  * A page of its own, so that it works without scripts.
@@ -217,7 +236,9 @@ export function ConfirmPage({
     <Layout frame={frame}>
       <section class="card confirm">
         <h1 safe>{heading}</h1>
-        <p safe>{text}</p>
+        <p>
+          <WithPrefixes text={text} />
+        </p>
         <p class="muted">Это действие нельзя отменить.</p>
         <PostForm action={action} csrf={frame.csrf}>
           <input type="hidden" name="confirm" value="yes" />

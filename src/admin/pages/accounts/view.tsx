@@ -220,7 +220,9 @@ export function AccountPage({
         <AccountName account={a} />
       </h1>
       <section class="card" id="account">
-        <p safe>{`${company?.name ?? ""} · ${bankLine(a)} · БИК ${a.bik} · валюта ${a.currency}`}</p>
+        <p
+          safe
+        >{`${company?.name ?? ""} · ${bankLine(a)} · БИК ${a.bik} · ${a.currency === "RUB" ? "рублёвый" : `валюта ${a.currency}`}`}</p>
         <p class="small muted">
           Добавлен {formatDateTime(a.created_at, frame.timeZone)} · идентификатор для API:{" "}
           <span class="mono" safe>

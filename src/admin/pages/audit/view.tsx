@@ -3,7 +3,7 @@ import type { AuditEntry } from "../../../audit/audit-log";
 import type { TokenView } from "../../model";
 import { type AgentCallsChart, AgentCallsSvg } from "../chart";
 import { formatDateTime } from "../format";
-import { attr, Badge, ErrorBox, Layout, Options, Pager, type SignedInFrame } from "../layout";
+import { attr, Badge, ErrorBox, Layout, Options, Pager, type SignedInFrame, WithPrefixes } from "../layout";
 
 export type AuditFilters = {
   api_token_id?: string;
@@ -35,6 +35,14 @@ const KNOWN_ACTIONS = [
   "mcp.ping",
   "mcp.session.terminate",
 ];
+
+/** How an action ended, in words; other outcomes are the error codes of the API, shown as they are. */
+const OUTCOME_LABEL: Record<string, string> = {
+  ok: "успешно",
+  invalid_token: "неверный токен",
+  rate_limited: "превышен лимит",
+  error: "ошибка",
+};
 
 /** Who acted, as operators read it (a token is named by its prefix and name). */
 const ACTOR_LABEL: Record<string, string> = { admin: "администратор", system: "сервис", token: "токен" };
@@ -149,8 +157,7 @@ export function AuditPage({
               <th>Кто</th>
               <th>Объект</th>
               <th>Результат</th>
-              <th>IP</th>
-              <th>Запрос</th>
+              <th>Адрес, запрос</th>
               <th>Аргументы</th>
             </tr>
           </thead>
@@ -171,10 +178,12 @@ export function AuditPage({
                   <td class="mono" safe>
                     {e.action}
                   </td>
-                  <td safe>{who}</td>
+                  <td>
+                    <WithPrefixes text={who} />
+                  </td>
                   {e.target !== null && names.has(e.target) ? (
-                    <td class="small" title={attr(e.target)} safe>
-                      {names.get(e.target) ?? ""}
+                    <td class="small" title={attr(e.target)}>
+                      <WithPrefixes text={names.get(e.target) ?? ""} />
                     </td>
                   ) : (
                     <td class="mono small" safe>
@@ -184,7 +193,7 @@ export function AuditPage({
                   <td>
                     <Badge
                       kind={e.outcome === "ok" ? "ok" : "bad"}
-                      text={e.outcome === "ok" ? "успешно" : e.outcome}
+                      text={OUTCOME_LABEL[e.outcome] ?? e.outcome}
                     />
                     {e.duration_ms !== null ? (
                       <span class="small muted" safe>
@@ -194,15 +203,25 @@ export function AuditPage({
                       ""
                     )}
                   </td>
-                  <td class="mono small" safe>
-                    {e.ip ?? ""}
-                  </td>
-                  <td class="mono small" safe>
-                    {[e.request_id, e.transport, e.mcp_session_id ? `сессия ${e.mcp_session_id}` : null]
-                      .filter(Boolean)
-                      .join(" · ")}
-                  </td>
                   <td class="small">
+                    <div class="mono" safe>
+                      {e.ip ?? ""}
+                    </div>
+                    <div class="mono" safe>
+                      {e.request_id ?? ""}
+                    </div>
+                    {e.mcp_session_id ? (
+                      <div class="muted">
+                        сессия{" "}
+                        <span class="mono" safe>
+                          {e.mcp_session_id}
+                        </span>
+                      </div>
+                    ) : (
+                      ""
+                    )}
+                  </td>
+                  <td class="small args">
                     {e.arguments === null || e.arguments === undefined ? (
                       ""
                     ) : (

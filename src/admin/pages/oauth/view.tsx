@@ -146,8 +146,8 @@ export function ConnectedAppsPage({
       <section class="card">
         <ErrorBox message={error} />
         <p class="muted">
-          Агенты (Claude, ChatGPT и другие), вошедшие через OAuth на /mcp. Отзыв действует со следующего
-          запроса.
+          Агенты (Claude, ChatGPT и другие), вошедшие через OAuth на <code>/mcp</code>. Отзыв действует со
+          следующего запроса.
         </p>
         <table>
           <thead>

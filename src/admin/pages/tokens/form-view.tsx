@@ -2,7 +2,16 @@
 import type { TokenPurpose } from "../../../auth/tokens";
 import type { BankAccountView, CompanyView, TokenView } from "../../model";
 import { bankName, formatDateTime } from "../format";
-import { attr, ErrorBox, type FormValues, Layout, Options, PostForm, type SignedInFrame } from "../layout";
+import {
+  attr,
+  ErrorBox,
+  type FormValues,
+  Layout,
+  Options,
+  PostForm,
+  type SignedInFrame,
+  WithPrefixes,
+} from "../layout";
 import { MODE_LABEL, PURPOSE_LABEL } from "./view";
 
 /** Checkbox rows for per-account allows; the agent form has no payments column. */
@@ -210,7 +219,9 @@ export function EditTokenPage({
   };
   return (
     <Layout frame={frame}>
-      <h1 safe>{`Токен ${token.token_prefix}… (${token.name})`}</h1>
+      <h1>
+        <WithPrefixes text={`Токен ${token.token_prefix}… (${token.name})`} />
+      </h1>
       <section class="card">
         <ErrorBox message={error} />
         <p class="small muted" safe>

@@ -89,24 +89,27 @@ export function TokensPage({
             <tr>
               <th>Имя, префикс</th>
               <th>Компания</th>
-              <th>Назначение, режим</th>
-              <th>Права</th>
+              <th>Назначение, права</th>
               <th>Счета</th>
-              <th>IP</th>
-              <th>Лимит/мин</th>
-              <th>Последнее использование</th>
+              <th>Ограничения</th>
+              <th>Использован</th>
               <th>Статус</th>
-              <th></th>
             </tr>
           </thead>
           <tbody>
             {tokens.map((tk) => {
               const status = tokenStatus(tk, now);
+              const rights = [
+                tk.scopes.read_statements ? "чтение выписок" : "",
+                tk.scopes.send_payments ? "платежи" : "",
+              ]
+                .filter(Boolean)
+                .join(", ");
               return (
                 <tr data-token-id={tk.api_token_id}>
                   <td>
                     <div safe>{tk.name}</div>
-                    <div class="mono small muted" safe>
+                    <div class="mono small muted nowrap" safe>
                       {`${tk.token_prefix}…`}
                     </div>
                   </td>
@@ -114,16 +117,8 @@ export function TokensPage({
                   <td>
                     <div safe>{PURPOSE_LABEL[tk.purpose]}</div>
                     <div class="small muted" safe>
-                      {MODE_LABEL[tk.mode] ?? tk.mode}
+                      {`${MODE_LABEL[tk.mode] ?? tk.mode}; ${rights || "без прав"}`}
                     </div>
-                  </td>
-                  <td class="small" safe>
-                    {[
-                      tk.scopes.read_statements ? "чтение выписок" : "",
-                      tk.scopes.send_payments ? "платежи" : "",
-                    ]
-                      .filter(Boolean)
-                      .join(", ") || "—"}
                   </td>
                   <td class="small">
                     {tk.accounts.map((g) => (
@@ -140,22 +135,32 @@ export function TokensPage({
                       </div>
                     ))}
                   </td>
-                  <td class="mono small" safe>
-                    {tk.allowed_ips.length ? tk.allowed_ips.join(", ") : "любой"}
-                  </td>
-                  <td class="num" safe>
-                    {tk.rate_limit_is_default
-                      ? `${tk.rate_limit_per_minute} (по умолч.)`
-                      : String(tk.rate_limit_per_minute)}
+                  <td class="small">
+                    <div>
+                      {tk.allowed_ips.length ? (
+                        tk.allowed_ips.map((ip) => (
+                          <div class="mono" safe>
+                            {ip}
+                          </div>
+                        ))
+                      ) : (
+                        <span>с любого адреса</span>
+                      )}
+                    </div>
+                    <div class="muted" safe>
+                      {tk.rate_limit_is_default
+                        ? `${tk.rate_limit_per_minute} в минуту (по умолчанию)`
+                        : `${tk.rate_limit_per_minute} в минуту`}
+                    </div>
                   </td>
                   <td class="small" safe>
                     {formatDateTime(tk.last_used_at, frame.timeZone) || "—"}
                   </td>
-                  <td>
-                    <Badge kind={status.kind} text={status.text} />
-                  </td>
                   <td class="actions">
-                    <a href={`/admin/tokens/${tk.api_token_id}`}>Изменить</a>{" "}
+                    <Badge kind={status.kind} text={status.text} />
+                    <div>
+                      <a href={`/admin/tokens/${tk.api_token_id}`}>Изменить</a>
+                    </div>
                     {tk.revoked_at === null ? (
                       <RevokeForm
                         action={`/admin/tokens/${tk.api_token_id}/revoke`}
