@@ -346,6 +346,7 @@ const LATIN_ALLOWED = new Set([
   "txt",
   "Windows",
   "DOS",
+  "SVC_ADMIN_TOKEN",
 ]);
 
 interface LayoutReport {
@@ -496,6 +497,19 @@ describe("every admin page at 1024, 1366 and 1920 px", () => {
       await check("confirm", width, "");
       await page.screenshot({ path: join(ARTIFACTS, `admin-confirm-${width}.png`), fullPage: true });
     }
+
+    // The sign-in form, without a session.
+    const stranger = await browser.newContext();
+    const signIn = await stranger.newPage();
+    for (const width of WIDTHS) {
+      await signIn.setViewportSize({ width, height: 900 });
+      await signIn.goto(`${server.url}/admin/login`);
+      const report = (await signIn.evaluate(layoutReport)) as LayoutReport;
+      if (report.pageOverflow > 0 || report.broken.length > 0 || foreignWords(report.text).length > 0)
+        problems.push(`login at ${width} px: ${JSON.stringify(report)}`);
+      await signIn.screenshot({ path: join(ARTIFACTS, `admin-login-${width}.png`), fullPage: true });
+    }
+    await stranger.close();
 
     // The sweep's data are on the pages: the balance, the coverage, operations with their totals.
     await page.goto(`${server.url}/admin/accounts/${busyAccountId}/operations`);

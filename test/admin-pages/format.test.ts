@@ -59,7 +59,7 @@ describe("dates and times", () => {
   test("dates as дд.мм.гггг, periods with a dash", () => {
     expect(formatDate("2026-11-03")).toBe("03.11.2026");
     expect(formatDate("не дата")).toBe("не дата");
-    expect(formatPeriod("2026-11-01", "2026-11-20")).toBe("01.11.2026 — 20.11.2026");
+    expect(formatPeriod("2026-11-01", "2026-11-20")).toBe("01.11.2026\u00A0— 20.11.2026");
     expect(formatPeriod("2026-11-01", "2026-11-01")).toBe("01.11.2026");
   });
 

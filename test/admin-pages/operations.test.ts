@@ -75,7 +75,7 @@ describe("the operations browser", () => {
     expect(totals).toEqual(await agentSearch({ date_from: "2026-10-22", date_to: "2026-11-20" }));
     expect(totals.count).toBeGreaterThan(100);
     expect(rowsOf(html)).toHaveLength(50);
-    expect(html).toContain("нет данных за 11.11.2026 — 20.11.2026");
+    expect(html).toContain("нет данных за 11.11.2026\u00A0— 20.11.2026");
     // Dates and amounts the Russian way; the details of each operation are on the page.
     expect(html).toMatch(/<td class="nowrap">\d{2}\.\d{2}\.2026<\/td>/);
     expect(html).toMatch(/[+−]\d{1,3}(\u00A0\d{3})*,\d{2}\u00A0₽/);
@@ -190,10 +190,10 @@ describe("the accounts overview", () => {
     const before = await (await b.get("/admin/accounts")).text();
     expect(before).toContain("остаток неизвестен");
     // The strip: 23.08–20.11, the 21 stored days covered (fetched on 20.11, after they ended).
-    expect(before).toContain("23.08.2026 — 20.11.2026 · полностью: 21, частично: 0, нет данных: 69");
+    expect(before).toContain("23.08.2026\u00A0— 20.11.2026 · полностью: 21, частично: 0, нет данных: 69");
     expect(before.match(/class="day covered"/g)).toHaveLength(21);
     expect(before).toContain('title="21.10.2026: выписка есть"');
-    expect(before).toContain("Последняя: 21.10.2026 — 10.11.2026");
+    expect(before).toContain("Последняя: 21.10.2026\u00A0— 10.11.2026");
     expect(before).toContain(`href="/admin/accounts/${accountId}/operations"`);
 
     const refresh = await b.post(`/admin/accounts/${accountId}/balance/refresh`, { back: "/admin/accounts" });

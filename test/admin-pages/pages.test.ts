@@ -587,7 +587,7 @@ describe("admin pages: statements and the audit log", () => {
     const page = await (await b.get("/admin/statements")).text();
     expect(page).toContain("Выписка заказана");
     expect(page).toContain(`data-statement-id="${listed[0]!.statement_id}"`);
-    expect(page).toContain("01.11.2026 — 10.11.2026");
+    expect(page).toContain("01.11.2026\u00A0— 10.11.2026");
     expect(page).toContain(">вручную<");
     const filtered = await (await b.get("/admin/statements?status=failed")).text();
     expect(filtered).not.toContain(listed[0]!.statement_id);

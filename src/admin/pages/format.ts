@@ -20,9 +20,12 @@ export function formatDate(iso: string): string {
   return isValidIsoDate(iso) ? isoToRu(iso) : iso;
 }
 
-/** A period of days: `01.11.2026 — 20.11.2026`, or one date when it is one day. */
+/**
+ * A period of days: `01.11.2026 — 20.11.2026` (a no-break space before the dash: a line may break
+ * only after it), or one date when it is one day.
+ */
 export function formatPeriod(from: string, to: string): string {
-  return from === to ? formatDate(from) : `${formatDate(from)} — ${formatDate(to)}`;
+  return from === to ? formatDate(from) : `${formatDate(from)}${NBSP}— ${formatDate(to)}`;
 }
 
 const wallClocks = new Map<string, Intl.DateTimeFormat>();

@@ -253,6 +253,7 @@ export function AccountPage({
         <CoverageStrip overview={o} />
         <NewestStatement statement={o.newest} timeZone={frame.timeZone} />
       </section>
+      {/* The account's sync state (decisions §16) has its section here, after the coverage. */}
       <section class="card" id="bank-access">
         <h2>Доступ к банку</h2>
         <BankAccess account={a} csrf={frame.csrf} />

@@ -44,7 +44,7 @@ const LABELS: Record<string, string> = {
 const SEARCH_LABELS: Record<string, string> = { date_to: "Период", query: "Текст" };
 
 /** The filters typed in the form (defaults filled in), and the search filter they make. */
-export function filtersOf(
+function filtersOf(
   query: Record<string, string | undefined>,
   accountId: string,
   today: string,
