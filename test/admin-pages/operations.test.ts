@@ -185,6 +185,25 @@ describe("the operations browser", () => {
   });
 });
 
+describe("a search over its budget", () => {
+  test("is refused on the page, asking to narrow it, and no file is started", async () => {
+    // On SQLite 20 candidate rows; on PostgreSQL no time at all.
+    const small = makeTestApp({}, "2026-11-20T09:00:00Z", {
+      overrides: { searchLimits: { candidateRows: 20, textLookups: 4_000, postgresMs: 0 } },
+    });
+    const account = small.fixtures.world({ ops_per_day: 8 }).account.bank_account_id;
+    await readyStatement(small, account, "2026-11-01", "2026-11-10");
+    const browser = await signIn(small);
+    const query = "date_from=01.11.2026&date_to=10.11.2026&query=%D1%81%D1%83%D0%B2%D0%B5%D0%BD%D0%B8%D1%80";
+    const page = await browser.get(`/admin/accounts/${account}/operations?${query}`);
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain("Поиск слишком широк");
+    const file = await browser.get(`/admin/accounts/${account}/operations/csv?${query}`);
+    expect(file.status).toBe(400);
+    expect(await file.text()).toContain("Поиск слишком широк");
+  });
+});
+
 describe("the accounts overview", () => {
   test("balance with its refresh, the 90-day coverage strip and the newest statement", async () => {
     const before = await (await b.get("/admin/accounts")).text();

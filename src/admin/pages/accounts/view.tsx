@@ -194,6 +194,7 @@ function AccountRow({
       <td>
         <CoverageStrip overview={o} />
         <NewestStatement statement={o.newest} timeZone={frame.timeZone} />
+        {/* The account's sync state (decisions §16) goes here, under its coverage. */}
       </td>
       <td class="small">
         <BankAccess account={a} csrf={frame.csrf} />
