@@ -59,17 +59,21 @@ export function OAuthConsentPage({
             </tr>
             <tr>
               <th>Права</th>
-              <td safe>
-                {request.scope === ""
-                  ? "нет"
-                  : `${request.scope}: только чтение выписок, остатков и операций`}
+              <td>
+                {request.scope === "" ? (
+                  "нет"
+                ) : (
+                  <>
+                    <code safe>{request.scope}</code>: только чтение выписок, остатков и операций
+                  </>
+                )}
               </td>
             </tr>
           </tbody>
         </table>
         <p class="muted">
           Агент сможет только читать данные выбранных счетов; платить и менять что-либо он не может. Доступ
-          можно отозвать на странице «Токены» или через API.
+          можно отозвать на странице «Приложения» или через API.
         </p>
         <PostForm action={`/admin/oauth/consent/${request.request_id}`} csrf={frame.csrf}>
           <label>
@@ -173,8 +177,14 @@ export function ConnectedAppsPage({
                 <td class="small" safe>
                   {g.accounts.map((a) => accountName.get(a) ?? a).join(", ")}
                 </td>
-                <td class="small" safe>
-                  {g.scope === "" ? "нет" : g.scope}
+                <td class="small">
+                  {g.scope === "" ? (
+                    "нет"
+                  ) : (
+                    <span class="mono nowrap" safe>
+                      {g.scope}
+                    </span>
+                  )}
                 </td>
                 <td class="small" safe>
                   {formatDateTime(g.created_at, frame.timeZone)}
