@@ -498,6 +498,14 @@ describe("every admin page at 1024, 1366 and 1920 px", () => {
       await page.screenshot({ path: join(ARTIFACTS, `admin-confirm-${width}.png`), fullPage: true });
     }
 
+    // A new account's bank login shows the fields of the chosen kind only (with scripts; all without).
+    await page.goto(`${server.url}/admin/accounts`);
+    const newAccount = page.locator('form[action="/admin/accounts"]');
+    expect(await newAccount.locator("fieldset[data-login-kind]:visible").count()).toBe(0);
+    await newAccount.locator('select[name="login_kind"]').selectOption("tochka/oauth");
+    expect(await newAccount.locator("fieldset[data-login-kind]:visible").count()).toBe(1);
+    expect(await newAccount.locator('input[name="login_tochka_oauth_client_secret"]').isVisible()).toBe(true);
+
     // The sign-in form, without a session.
     const stranger = await browser.newContext();
     const signIn = await stranger.newPage();

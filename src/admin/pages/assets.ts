@@ -74,6 +74,7 @@ td.num.credit { color: var(--ok); }
 form.stack { display: flex; flex-direction: column; gap: 8px; margin-top: 6px; }
 fieldset.login-kind { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px 10px;
   display: flex; flex-direction: column; gap: 6px; min-width: 0; }
+fieldset.login-kind[hidden] { display: none; }
 fieldset.login-kind legend { font-size: 12px; color: var(--muted); }
 form.grid fieldset.login-kind { grid-column: span 2; }
 .balance .amount { font-weight: 600; white-space: nowrap; font-variant-numeric: tabular-nums; }
@@ -82,10 +83,14 @@ form.grid fieldset.login-kind { grid-column: span 2; }
 .coverage .strip { display: flex; width: 270px; height: 16px; border: 1px solid var(--line);
   border-radius: 3px; overflow: hidden; }
 .coverage .day { flex: 1 1 0; }
-.coverage .day.covered { background: #4caf6a; }
-.coverage .day.partial { background: #e8b53a; }
-.coverage .day.missing { background: #eceff3; }
+.day.covered { background: #4caf6a; }
+.day.partial { background: #e8b53a; }
+.day.missing { background: #eceff3; }
 .coverage .small { margin: 2px 0 4px; }
+#coverage .strip { width: 100%; max-width: 720px; height: 24px; }
+.legend { display: flex; gap: 14px; flex-wrap: wrap; margin-top: 6px; }
+.legend .swatch { display: inline-block; width: 10px; height: 10px; border: 1px solid var(--line);
+  vertical-align: -1px; }
 td.purpose { min-width: 260px; }
 dl.details { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 6px 0 0;
   font-size: 12.5px; }
@@ -93,8 +98,23 @@ dl.details dt { color: var(--muted); }
 dl.details dd { margin: 0; }
 `;
 
-/** The copy button of the one-time token page; the pages work without it. */
+/** The copy button of the one-time token page, and the bank login form showing the fields of the
+ *  chosen login only; the pages work without it. */
 export const APP_JS = `
+function showChosenLogin(select) {
+  var form = select.form;
+  if (!form) return;
+  form.querySelectorAll("fieldset[data-login-kind]").forEach(function (fieldset) {
+    fieldset.hidden = fieldset.getAttribute("data-login-kind") !== select.value;
+  });
+}
+document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll('select[name="login_kind"]').forEach(showChosenLogin);
+});
+document.addEventListener("change", function (event) {
+  var target = event.target;
+  if (target instanceof HTMLSelectElement && target.name === "login_kind") showChosenLogin(target);
+});
 document.addEventListener("click", function (event) {
   var button = event.target instanceof Element ? event.target.closest("[data-copy]") : null;
   if (!button) return;

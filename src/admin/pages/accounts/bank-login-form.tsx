@@ -89,7 +89,7 @@ export function BankLoginFields({ bank, selected }: { bank?: string; selected?: 
         </select>
       </label>
       {kinds.map((k) => (
-        <fieldset class="login-kind">
+        <fieldset class="login-kind" data-login-kind={k.id}>
           <legend safe>{k.label}</legend>
           {k.fields.map((f) => (
             <label>

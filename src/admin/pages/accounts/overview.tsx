@@ -108,6 +108,19 @@ export function CoverageStrip({ overview }: { overview: AccountOverview }) {
   );
 }
 
+/** What the strip's colours mean. */
+export function CoverageLegend() {
+  return (
+    <div class="legend small muted">
+      {(["covered", "partial", "missing"] as const).map((state) => (
+        <span>
+          <span class={`swatch day ${state}`}></span> {DAY_WORDS[state]}
+        </span>
+      ))}
+    </div>
+  );
+}
+
 /** The newest statement of the account: its period and state; a dash when there is none. */
 export function NewestStatement({
   statement,

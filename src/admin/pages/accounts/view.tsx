@@ -14,7 +14,13 @@ import {
   type SignedInFrame,
 } from "../layout";
 import { BankLoginFields, takesLogin } from "./bank-login-form";
-import { type AccountOverview, BalanceCell, CoverageStrip, NewestStatement } from "./overview";
+import {
+  type AccountOverview,
+  BalanceCell,
+  CoverageLegend,
+  CoverageStrip,
+  NewestStatement,
+} from "./overview";
 
 export function AccountsPage({
   frame,
@@ -122,7 +128,7 @@ export function AccountsPage({
             ))}
           </tbody>
         </table>
-        {accounts.length === 0 ? <p class="muted">Счетов пока нет.</p> : ""}
+        {accounts.length === 0 ? <p class="muted">Счетов пока нет.</p> : <CoverageLegend />}
       </section>
     </Layout>
   );
@@ -252,6 +258,7 @@ export function AccountPage({
       <section class="card" id="coverage">
         <h2>Выписки за 90 дней</h2>
         <CoverageStrip overview={o} />
+        <CoverageLegend />
         <NewestStatement statement={o.newest} timeZone={frame.timeZone} />
       </section>
       {/* The account's sync state (decisions §16) has its section here, after the coverage. */}
