@@ -213,6 +213,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
         download,
         directbankSettings: (id, accountId) =>
           services.directbank.settingsForOperator(id, accountId, undefined),
+        timezone: services.config.timezone,
+        read: services.mcp.read,
       }),
     );
   // A catch-all ("/admin/*") answers addresses no route has: it says nothing of a path's methods.

@@ -88,3 +88,8 @@ export function csvRows(ops: Iterable<StatementOperation>): string {
   for (const op of ops) text += `${csvFormatRow(csvRecord(op))}\r\n`;
   return text;
 }
+
+/** One operation as a CRLF-terminated record (the admin pages' download of a search). */
+export function csvLine(op: StatementOperation): string {
+  return `${csvFormatRow(csvRecord(op))}\r\n`;
+}

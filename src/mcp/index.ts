@@ -36,6 +36,8 @@ export interface McpServices {
   sessions: SessionManager;
   sweeper: SessionSweeper;
   tools: ToolRegistry;
+  /** What the tools read; the admin pages' operations and coverage read the same. */
+  read: McpReadModel;
 }
 
 export function createMcpServices(deps: {
@@ -69,8 +71,15 @@ export function createMcpServices(deps: {
   const { config, clock, logger } = deps;
   const sessionStore = deps.sessionStore ?? new SqlSessionStore(deps.port, deps.changes);
   const sessions = new SessionManager(sessionStore, clock, config.sessionTtlSeconds, logger);
+  const read = new McpReadModel(
+    deps.readPort,
+    deps.balances,
+    deps.searchLimits,
+    config.timezone,
+    deps.searches,
+  );
   const tools = createToolRegistry({
-    read: new McpReadModel(deps.readPort, deps.balances, deps.searchLimits, config.timezone, deps.searches),
+    read,
     access: deps.access,
     clock,
     balanceStaleSeconds: config.balanceStaleSeconds,
@@ -82,5 +91,6 @@ export function createMcpServices(deps: {
     sessions,
     sweeper: new SessionSweeper(sessions, config.sessionSweepIntervalMs, logger, deps.fleetSchedule),
     tools,
+    read,
   };
 }

@@ -2,10 +2,14 @@
 // The admin pages in a real browser: Debian's Chromium driven by playwright-core against the real
 // server (`svc serve` on a free port). `make test` installs Chromium first (scripts/ensure-chromium.sh).
 // When Chromium is missing or cannot start, this file fails with the reason; it never skips.
+// Every page is also visited once at 1024, 1366 and 1920 px: nothing wider than the window or its
+// card, no word broken inside, every word of the interface Russian; screenshots of each page at
+// each width go to test/artifacts/ (git-ignored), named admin-<page>-<width>.png.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { withAccountKey } from "../../src/formats/validators";
 import { ADMIN_TOKEN } from "../helpers/app";
 import { ROOT, type RunningProcess, startServe, tempDir } from "../helpers/server";
 
@@ -18,6 +22,10 @@ let browser: Browser;
 let server: RunningProcess;
 let accountId: string;
 let dataDir: string | undefined;
+/** What the sweep of every page visits: a busy account with statements, a token of the company. */
+let busyAccountId: string;
+let busyCompanyId: string;
+let sweepTokenId: string;
 
 async function launch(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
@@ -50,7 +58,11 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   browser = await launch();
   dataDir = tempDir("svc-admin-pages-");
-  server = await startServe({ dbPath: join(dataDir, "svc.db") });
+  // Statements are fetched at the next poll: every 100 ms here.
+  server = await startServe({
+    dbPath: join(dataDir, "svc.db"),
+    env: { SVC_BANK_POLL_INTERVAL_MS: "100" },
+  });
   const company = (await (
     await server.admin("POST", "/companies", { name: "ООО Браузер", inn: "7719617469" })
   ).json()) as { company_id: string };
@@ -64,7 +76,80 @@ beforeAll(async () => {
     })
   ).json()) as { bank_account_id: string };
   accountId = account.bank_account_id;
+  await seedTheSweep();
 }, 60_000);
+
+const post = async <T>(path: string, body: unknown): Promise<T> => {
+  const res = await server.admin("POST", path, body);
+  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+};
+
+/**
+ * What makes the pages full: a company whose name holds quotes, accounts of several banks, two
+ * ready statements of 31 days and one that fails, tokens with accounts, addresses and limits.
+ */
+async function seedTheSweep(): Promise<void> {
+  const company = await post<{ company_id: string }>("/companies", {
+    name: "ООО «Василёк и партнёры»",
+    inn: "7707083893",
+    kpp: "773601001",
+  });
+  busyCompanyId = company.company_id;
+  const account = (bank: string, n: number, alias: string, sandbox?: object) =>
+    post<{ bank_account_id: string }>("/bank-accounts", {
+      company_id: company.company_id,
+      bank,
+      account_number: withAccountKey(`4070281090000000${String(n).padStart(4, "0")}`, "044525225"),
+      bik: "044525225",
+      alias,
+      sandbox,
+    });
+  busyAccountId = (await account("sandbox", 11, "operations", { ops_per_day: 12 })).bank_account_id;
+  const failing = (await account("sandbox_failing", 12, "failing")).bank_account_id;
+  const file = (await account("file", 13, "files")).bank_account_id;
+  // Two months back from yesterday in Moscow; the statements page shows both and a failure.
+  const day = (back: number) =>
+    new Date(Date.now() + 3 * 3_600_000 - back * 86_400_000).toISOString().slice(0, 10);
+  for (const [from, to] of [
+    [day(62), day(32)],
+    [day(31), day(1)],
+  ])
+    await post("/statements", { bank_account_id: busyAccountId, date_from: from, date_to: to });
+  await post("/statements", { bank_account_id: failing, date_from: day(3), date_to: day(1) });
+  await post(`/bank-accounts/${busyAccountId}/balance/refresh`, {});
+  const grants = [busyAccountId, failing, file].map((id) => ({
+    bank_account_id: id,
+    allow_read_statements: true,
+  }));
+  const token = await post<{ api_token_id: string }>("/tokens", {
+    company_id: company.company_id,
+    name: "Бухгалтерия «Василька»",
+    purpose: "integration",
+    mode: "live",
+    scope_read_statements: true,
+    accounts: grants,
+    allowed_ips: ["10.0.0.0/8", "192.168.100.0/24", "2001:db8::/32"],
+    rate_limit_per_minute: 600,
+  });
+  sweepTokenId = token.api_token_id;
+  await post("/tokens", {
+    company_id: company.company_id,
+    name: "Агент финансового директора",
+    purpose: "mcp",
+    mode: "test",
+    scope_read_statements: true,
+    accounts: grants.slice(0, 1),
+  });
+  // Until every statement has its answer from the bank.
+  for (let i = 0; i < 200; i++) {
+    const res = await server.admin("GET", "/statements");
+    const { statements } = (await res.json()) as { statements: { status: string }[] };
+    if (statements.length === 3 && statements.every((st) => st.status !== "processing")) return;
+    await Bun.sleep(100);
+  }
+  throw new Error("the statements did not become ready");
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -156,14 +241,17 @@ describe("admin pages in Chromium", () => {
     const sessionId = init.headers.get("mcp-session-id")!;
     expect((await rpc({ jsonrpc: "2.0", id: 2, method: "tools/list" }, sessionId)).status).toBe(200);
 
-    // Revoke from the list.
+    // Revoke from the list: first the confirmation (a page of its own; nothing is revoked yet).
     await Promise.all([
-      page.waitForURL("**/admin/tokens"),
+      page.waitForURL("**/revoke"),
       page.locator("tr", { hasText: "agent-in-browser" }).locator('button:has-text("Отозвать")').click(),
     ]);
+    expect(await page.textContent("h1")).toBe("Отозвать токен?");
+    expect((await rpc({ jsonrpc: "2.0", id: 3, method: "ping" }, sessionId)).status).toBe(200);
+    await Promise.all([page.waitForURL("**/admin/tokens"), page.click('button:has-text("Да, отозвать")')]);
     expect(await page.textContent(".flash.ok")).toContain("отозван");
     expect(await page.locator("tr", { hasText: "agent-in-browser" }).textContent()).toContain("отозван");
-    expect((await rpc({ jsonrpc: "2.0", id: 3, method: "ping" }, sessionId)).status).toBe(401);
+    expect((await rpc({ jsonrpc: "2.0", id: 4, method: "ping" }, sessionId)).status).toBe(401);
 
     // The audit log holds both actions, and the chart has the token's line.
     await page.goto(`${server.url}/admin/audit-log`);
@@ -230,4 +318,218 @@ describe("the API reference in Chromium", () => {
     expect(consoleErrors.filter((e) => /Content Security Policy|Failed to load/i.test(e))).toEqual([]);
     await context.close();
   }, 60_000);
+});
+
+// ---- every page at three widths
+
+const WIDTHS = [1024, 1366, 1920] as const;
+
+/** Latin words the interface may show: the product, standards and formats, the bank's own field names. */
+const LATIN_ALLOWED = new Set([
+  "svc",
+  "API",
+  "MCP",
+  "OAuth",
+  "REST",
+  "CSV",
+  "JSON",
+  "Lines",
+  "IP",
+  "JWT",
+  "client_id",
+  "client_secret",
+  "svc_test_",
+  "svc_live_",
+  "Claude",
+  "ChatGPT",
+  "kl_to_1c",
+  "txt",
+  "Windows",
+  "DOS",
+  "SVC_ADMIN_TOKEN",
+]);
+
+interface LayoutReport {
+  /** The page is wider than the window. */
+  pageOverflow: number;
+  /** Cards whose content is wider than the card (a table sticking out or scrolling). */
+  cardsOverflow: string[];
+  /** Words whose letters sit on more than one line. */
+  broken: string[];
+  /** The text a reader sees outside data cells (.mono, code, pre: numbers, ids, codes). */
+  text: string;
+}
+
+/**
+ * Runs in the page (a function: the CSP forbids eval). Every word of every text node in <main> is
+ * measured with a Range: a word whose client rects lie on more than one line was broken inside.
+ * Words are what lies between the places a line may break without breaking a word: white space,
+ * dashes and slashes.
+ */
+function layoutReport(): LayoutReport {
+  // biome-ignore lint/suspicious/noExplicitAny: the page's DOM; the project does not load DOM types
+  const doc = (globalThis as any).document;
+  const main = doc.querySelector("main") ?? doc.body;
+  const walker = doc.createTreeWalker(main, 4 /* NodeFilter.SHOW_TEXT */);
+  const range = doc.createRange();
+  const broken: string[] = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || parent.closest("option, script, style, textarea, select, svg")) continue;
+    for (const m of (node.data as string).matchAll(/[^\s\-–—/]+/gu)) {
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const lines = new Set(
+        // biome-ignore lint/suspicious/noExplicitAny: a DOMRect
+        [...range.getClientRects()].filter((r: any) => r.width > 0).map((r: any) => Math.round(r.bottom)),
+      );
+      if (lines.size > 1) broken.push(`${m[0]} in <${parent.tagName.toLowerCase()}>`);
+    }
+  }
+  const cardsOverflow: string[] = [];
+  for (const card of doc.querySelectorAll("section.card")) {
+    if (card.scrollWidth > card.clientWidth + 1)
+      cardsOverflow.push(
+        `${card.querySelector("h1, h2, table")?.outerHTML.slice(0, 60)}: ${card.scrollWidth} > ${card.clientWidth}`,
+      );
+  }
+  // Data cells are left out: numbers and codes (.mono, code, pre) and a payment's purpose, which
+  // is the payer's text.
+  const clone = main.cloneNode(true);
+  for (const el of clone.querySelectorAll(
+    ".mono, code, pre, option, script, svg, datalist, textarea, td.purpose > div:first-child",
+  ))
+    el.remove();
+  const words = clone.ownerDocument.createTreeWalker(clone, 4);
+  const text: string[] = [];
+  for (let node = words.nextNode(); node; node = words.nextNode()) text.push(node.data);
+  return {
+    pageOverflow: doc.documentElement.scrollWidth - doc.documentElement.clientWidth,
+    cardsOverflow,
+    broken,
+    text: text.join(" "),
+  };
+}
+
+/**
+ * Data this file typed or the test banks wrote, in whatever language: account aliases, a token's
+ * name, the failing test bank's message, the English instructions the sandbox puts in some purposes.
+ */
+const DATA_WORDS = new Set([
+  "main",
+  "operations",
+  "failing",
+  "files",
+  "agent",
+  "in",
+  "browser",
+  "sandbox_failing",
+]);
+
+/** Everything of the interface in English or raw ids that a Russian reader would stumble over. */
+function foreignWords(text: string): string[] {
+  const found = new Set<string>();
+  for (const m of text.matchAll(/[A-Za-z][A-Za-z0-9_]*/g))
+    if (!LATIN_ALLOWED.has(m[0]) && !DATA_WORDS.has(m[0])) found.add(m[0]);
+  for (const m of text.matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g))
+    found.add(m[0]);
+  return [...found];
+}
+
+describe("every admin page at 1024, 1366 and 1920 px", () => {
+  test("fits the window and its cards, breaks no word, speaks Russian; screenshots kept", async () => {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/admin/login`);
+    await page.fill('input[name="token"]', ADMIN_TOKEN);
+    await Promise.all([page.waitForURL("**/admin/tokens"), page.click('button[type="submit"]')]);
+
+    const pages: [name: string, path: string][] = [
+      ["companies", "/admin/companies"],
+      ["accounts", "/admin/accounts"],
+      ["account", `/admin/accounts/${busyAccountId}`],
+      ["operations", `/admin/accounts/${busyAccountId}/operations`],
+      ["tokens", "/admin/tokens"],
+      ["token-new", `/admin/tokens/new?company_id=${busyCompanyId}&purpose=integration`],
+      ["token-edit", `/admin/tokens/${sweepTokenId}`],
+      ["apps", "/admin/oauth"],
+      ["statements", "/admin/statements"],
+      ["payments", "/admin/payments"],
+      ["audit-log", "/admin/audit-log"],
+    ];
+    const problems: string[] = [];
+    const check = async (name: string, width: number, when: string) => {
+      const report = (await page.evaluate(layoutReport)) as LayoutReport;
+      const where = `${name} at ${width} px${when}`;
+      if (report.pageOverflow > 0) problems.push(`${where}: the page is ${report.pageOverflow} px too wide`);
+      for (const c of report.cardsOverflow)
+        problems.push(`${where}: a card's content is wider than it: ${c}`);
+      for (const w of report.broken) problems.push(`${where}: broken word ${w}`);
+      const foreign = foreignWords(report.text);
+      if (foreign.length > 0) problems.push(`${where}: not Russian: ${foreign.join(", ")}`);
+      if (/«[^»]*«/u.test(report.text)) problems.push(`${where}: quotes nested in quotes of their kind`);
+      return report;
+    };
+
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const [name, path] of pages) {
+        const res = await page.goto(`${server.url}${path}`);
+        expect(res?.status()).toBe(200);
+        await check(name, width, "");
+        await page.screenshot({ path: join(ARTIFACTS, `admin-${name}-${width}.png`), fullPage: true });
+        // What the folded parts hold (an operation's details, a new bank login) fits as well.
+        const folded = await page.locator("details").count();
+        if (folded > 0) {
+          await page.evaluate(() => {
+            // biome-ignore lint/suspicious/noExplicitAny: the page's DOM
+            for (const d of (globalThis as any).document.querySelectorAll("details")) d.open = true;
+          });
+          await check(name, width, " with its details open");
+        }
+      }
+      // The confirmation before a revocation.
+      await page.goto(`${server.url}/admin/tokens`);
+      await Promise.all([
+        page.waitForURL("**/revoke"),
+        page.locator(`tr[data-token-id="${sweepTokenId}"] button:has-text("Отозвать")`).click(),
+      ]);
+      await check("confirm", width, "");
+      await page.screenshot({ path: join(ARTIFACTS, `admin-confirm-${width}.png`), fullPage: true });
+    }
+
+    // A new account's bank login shows the fields of the chosen kind only (with scripts; all without).
+    await page.goto(`${server.url}/admin/accounts`);
+    const newAccount = page.locator('form[action="/admin/accounts"]');
+    expect(await newAccount.locator("fieldset[data-login-kind]:visible").count()).toBe(0);
+    await newAccount.locator('select[name="login_kind"]').selectOption("tochka/oauth");
+    expect(await newAccount.locator("fieldset[data-login-kind]:visible").count()).toBe(1);
+    expect(await newAccount.locator('input[name="login_tochka_oauth_client_secret"]').isVisible()).toBe(true);
+
+    // The sign-in form, without a session.
+    const stranger = await browser.newContext();
+    const signIn = await stranger.newPage();
+    for (const width of WIDTHS) {
+      await signIn.setViewportSize({ width, height: 900 });
+      await signIn.goto(`${server.url}/admin/login`);
+      const report = (await signIn.evaluate(layoutReport)) as LayoutReport;
+      if (report.pageOverflow > 0 || report.broken.length > 0 || foreignWords(report.text).length > 0)
+        problems.push(`login at ${width} px: ${JSON.stringify(report)}`);
+      await signIn.screenshot({ path: join(ARTIFACTS, `admin-login-${width}.png`), fullPage: true });
+    }
+    await stranger.close();
+
+    // The sweep's data are on the pages: the balance, the coverage, operations with their totals.
+    await page.goto(`${server.url}/admin/accounts/${busyAccountId}/operations`);
+    expect(await page.locator("#operations tbody tr").count()).toBe(50);
+    expect(await page.textContent("#totals")).toMatch(/Найдено: \d+ · поступления: [\d\u00A0]+,\d\d\u00A0₽/);
+    await page.goto(`${server.url}/admin/accounts`);
+    expect(await page.locator(`tr[data-account-id="${busyAccountId}"] .day.covered`).count()).toBeGreaterThan(
+      55,
+    );
+    expect(await page.locator(`tr[data-account-id="${busyAccountId}"] .amount`).textContent()).toMatch(/₽$/);
+
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
 });

@@ -170,8 +170,8 @@ describe("admin pages: sign-in and sessions", () => {
     const page = await (
       await raw(t, "/admin/audit-log?action=admin.ui.sign_in", { headers: { cookie } })
     ).text();
-    expect(page).toContain("invalid_token");
-    expect(page).toContain("rate_limited");
+    expect(page).toContain(">неверный токен<");
+    expect(page).toContain(">превышен лимит<");
     expect(page).toContain("198.51.100.7");
   });
 
@@ -375,7 +375,7 @@ describe("admin pages: companies, accounts, tokens", () => {
     const page = await (await b.get("/admin/accounts")).text();
     expect(page).toContain("4070************0001");
     expect(page).not.toContain(number);
-    expect(page).toContain("sandbox (7 оп./день)");
+    expect(page).toContain("Тестовый банк, 7 оп. в день");
     expect(t.services.admin.audit.page({ action: "admin.bank_account.create" }).entries).toHaveLength(1);
   });
 
@@ -402,7 +402,7 @@ describe("admin pages: companies, accounts, tokens", () => {
       [`send:${account.bank_account_id}`]: "on",
       allowed_ips: "10.0.0.0/8\n192.0.2.1",
       rate_limit_per_minute: "120",
-      expires_at: "2027-01-31T18:00",
+      expires_at: "31.01.2027 21:00",
     };
     const res = await b.post("/admin/tokens", fields);
     expect(res.status).toBe(200);
@@ -536,7 +536,14 @@ describe("admin pages: companies, accounts, tokens", () => {
     expect(badLimit.status).toBe(400);
     expect(await badLimit.text()).toContain("rate_limit_per_minute: целое от 1 до 10000");
 
-    const revoke = await b.post(`/admin/tokens/${tk.api_token_id}/revoke`, {});
+    // The button leads to the confirmation first: nothing is revoked yet.
+    const ask = await b.post(`/admin/tokens/${tk.api_token_id}/revoke`, {});
+    expect(ask.status).toBe(200);
+    const askHtml = await ask.text();
+    expect(askHtml).toContain("Отозвать токен?");
+    expect(askHtml).toContain('name="confirm" value="yes"');
+    expect(t.services.admin.tokens.view(tk.api_token_id).revoked_at).toBeNull();
+    const revoke = await b.post(`/admin/tokens/${tk.api_token_id}/revoke`, { confirm: "yes" });
     expect(revoke.status).toBe(303);
     expect(t.services.admin.tokens.view(tk.api_token_id).revoked_at).not.toBeNull();
     const list = await (await b.get("/admin/tokens")).text();
@@ -558,15 +565,15 @@ describe("admin pages: statements and the audit log", () => {
     const account = t.fixtures.account(company.company_id);
     const tooLong = await b.post("/admin/statements", {
       bank_account_id: account.bank_account_id,
-      date_from: "2026-09-01",
-      date_to: "2026-11-01",
+      date_from: "01.09.2026",
+      date_to: "01.11.2026",
     });
     expect(tooLong.status).toBe(400);
     expect(await tooLong.text()).toContain("Период не длиннее 31 дня");
     const ok = await b.post("/admin/statements", {
       bank_account_id: account.bank_account_id,
-      date_from: "2026-11-01",
-      date_to: "2026-11-10",
+      date_from: "01.11.2026",
+      date_to: "10.11.2026",
     });
     expect(ok.status).toBe(303);
     const listed = t.services.statements.page({
@@ -579,8 +586,8 @@ describe("admin pages: statements and the audit log", () => {
     expect(entry.target).toBe(listed[0]!.statement_id);
     const page = await (await b.get("/admin/statements")).text();
     expect(page).toContain("Выписка заказана");
-    expect(page).toContain(listed[0]!.statement_id);
-    expect(page).toContain("2026-11-01 — 2026-11-10");
+    expect(page).toContain(`data-statement-id="${listed[0]!.statement_id}"`);
+    expect(page).toContain("01.11.2026\u00A0— 10.11.2026");
     expect(page).toContain(">вручную<");
     const filtered = await (await b.get("/admin/statements?status=failed")).text();
     expect(filtered).not.toContain(listed[0]!.statement_id);
@@ -626,9 +633,10 @@ describe("admin pages: statements and the audit log", () => {
     );
     expect(byAction).toEqual([54, 48, 42, 36, 30, 24, 18, 12, 6, 0]);
 
-    // datetime-local values are UTC: entries i at 08:00+i minutes; [08:10, 08:20) holds i = 10..19.
+    // Times are typed in Moscow time (UTC+3): entries i at 08:00+i minutes UTC; [11:10, 11:20)
+    // Moscow time holds i = 10..19.
     const byTime = rows(
-      await (await b.get("/admin/audit-log?since=2026-11-20T08:10&until=2026-11-20T08:20")).text(),
+      await (await b.get("/admin/audit-log?since=20.11.2026%2011:10&until=20.11.2026%2011:20")).text(),
     );
     expect(byTime).toEqual([19, 18, 17, 16, 15, 14, 13, 12, 11, 10]);
 
@@ -668,11 +676,12 @@ describe("admin pages: statements and the audit log", () => {
     expect(svg).toContain(`data-series="${tk2.api_token_id}"`);
     expect(svg).not.toContain(tk3.api_token_id);
     expect(svg).toContain(`${tk1.token_prefix}… test token`); // legend
-    expect(svg).toContain("10:00"); // first hour label
-    expect(svg).toContain("09:00"); // current hour label
-    expect(svg).toContain("час (UTC)");
+    // Hours on Moscow's clock (UTC+3): 10:00 UTC is 13:00, the current hour 09:00 UTC is 12:00.
+    expect(svg).toContain("13:00"); // first hour label
+    expect(svg).toContain("12:00"); // current hour label
+    expect(svg).not.toContain("UTC");
     // tk1 has 2 calls in the last bucket: the axis tops out at 2.
-    expect(svg).toMatch(/<title>[^<]*: 2 в 09:00<\/title>/);
+    expect(svg).toMatch(/<title>[^<]*: 2 в 12:00<\/title>/);
 
     const counts = t.services.audit.agentCallsPerHour("2026-11-19T10:00:00.000Z");
     expect(counts).toEqual([
@@ -728,9 +737,9 @@ describe("admin pages: what a newcomer met", () => {
     const t = makeTestApp();
     const w = t.fixtures.world();
     const b = await signIn(t);
-    await b.post(`/admin/tokens/${w.tokenId}/revoke`, {});
+    await b.post(`/admin/tokens/${w.tokenId}/revoke`, { confirm: "yes" });
     const audit = await (await b.get("/admin/audit-log?action=admin.token.revoke")).text();
-    expect(audit).toContain("токен svc_test_");
+    expect(audit).toContain(`токен <span class="mono nowrap">svc_test_`);
     expect(audit).toContain(`title="${w.tokenId}"`);
 
     const ordered = t.services.statements.orderFromUi(w.account.bank_account_id, "2026-11-01", "2026-11-02");

@@ -72,7 +72,12 @@ describe("the consent page", () => {
     const apps = await (await b.get("/admin/oauth")).text();
     expect(apps).toContain("Claude &lt;script&gt;");
     const grantId = /\/admin\/oauth\/grants\/([0-9a-f]+)\/revoke/.exec(apps)![1]!;
-    const revoked = await b.post(`/admin/oauth/grants/${grantId}/revoke`, {});
+    // First the confirmation (nothing revoked yet), then the revocation.
+    const ask = await b.post(`/admin/oauth/grants/${grantId}/revoke`, {});
+    expect(ask.status).toBe(200);
+    expect(await ask.text()).toContain("Отозвать доступ приложения?");
+    expect((await mcpCall(t, access_token)).status).toBe(200);
+    const revoked = await b.post(`/admin/oauth/grants/${grantId}/revoke`, { confirm: "yes" });
     expect(revoked.status).toBe(303);
     expect((await mcpCall(t, access_token)).status).toBe(401);
   });

@@ -561,7 +561,7 @@ describe("the admin pages' upload", () => {
     const listed = await (
       await t.app.handle(new Request(`${BASE}/admin/statements`, { headers: { cookie } }))
     ).text();
-    expect(listed).toContain("Выписка загружена: 2026-11-02 — 2026-11-05");
+    expect(listed).toContain("Выписка загружена: 02.11.2026\u00A0— 05.11.2026");
     const [row] = t.services.statementRepo.list({ bankAccountIds: [w.accountId], limit: 5 });
     expect(row).toMatchObject({
       source: "import",

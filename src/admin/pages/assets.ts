@@ -25,7 +25,7 @@ th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line
 th { font-weight: 600; color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .03em; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.actions { white-space: nowrap; }
-#tokens td { overflow-wrap: anywhere; }
+td.actions form.inline { display: block; margin-top: 4px; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 .muted { color: var(--muted); }
 .small { font-size: 12px; }
@@ -60,11 +60,61 @@ svg.chart { width: 100%; max-width: 960px; height: auto; display: block; }
 svg.chart text { font: 11px system-ui, sans-serif; fill: #5f6b7a; }
 svg.chart .grid { stroke: #e6e9ee; }
 svg.chart .axis { stroke: #9aa4b2; }
-details pre { white-space: pre-wrap; word-break: break-all; max-width: 480px; margin: 4px 0 0; }
+details pre { white-space: pre-wrap; max-width: 480px; margin: 4px 0 0; }
+/* An audit entry's arguments open over the row (to the left of their cell), not inside it: the
+   table keeps its columns, and no word of the JSON is broken. */
+td.args { position: relative; }
+td.args details pre { position: absolute; right: 8px; z-index: 1; width: 480px; max-width: none;
+  background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px;
+  box-shadow: 0 4px 14px rgba(29, 35, 48, .15); }
+.nowrap { white-space: nowrap; }
+.strong { font-weight: 600; }
+td { overflow-wrap: normal; word-break: normal; hyphens: manual; }
+td.num.credit { color: var(--ok); }
+form.stack { display: flex; flex-direction: column; gap: 8px; margin-top: 6px; }
+fieldset.login-kind { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px 10px;
+  display: flex; flex-direction: column; gap: 6px; min-width: 0; }
+fieldset.login-kind[hidden] { display: none; }
+fieldset.login-kind legend { font-size: 12px; color: var(--muted); }
+form.grid fieldset.login-kind { grid-column: span 2; }
+.balance .amount { font-weight: 600; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.balance form { display: block; margin-top: 4px; }
+.small-button { padding: 2px 10px; font-size: 12.5px; }
+.coverage .strip { display: flex; width: 270px; height: 16px; border: 1px solid var(--line);
+  border-radius: 3px; overflow: hidden; }
+.coverage .day { flex: 1 1 0; }
+.day.covered { background: #4caf6a; }
+.day.partial { background: #e8b53a; }
+.day.missing { background: #eceff3; }
+.coverage .small { margin: 2px 0 4px; }
+#coverage .strip { width: 100%; max-width: 720px; height: 24px; }
+.legend { display: flex; gap: 14px; flex-wrap: wrap; margin-top: 6px; }
+.legend .swatch { display: inline-block; width: 10px; height: 10px; border: 1px solid var(--line);
+  vertical-align: -1px; }
+td.purpose { min-width: 260px; }
+dl.details { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 6px 0 0;
+  font-size: 12.5px; }
+dl.details dt { color: var(--muted); }
+dl.details dd { margin: 0; }
 `;
 
-/** The copy button of the one-time token page; the pages work without it. */
+/** The copy button of the one-time token page, and the bank login form showing the fields of the
+ *  chosen login only; the pages work without it. */
 export const APP_JS = `
+function showChosenLogin(select) {
+  var form = select.form;
+  if (!form) return;
+  form.querySelectorAll("fieldset[data-login-kind]").forEach(function (fieldset) {
+    fieldset.hidden = fieldset.getAttribute("data-login-kind") !== select.value;
+  });
+}
+document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll('select[name="login_kind"]').forEach(showChosenLogin);
+});
+document.addEventListener("change", function (event) {
+  var target = event.target;
+  if (target instanceof HTMLSelectElement && target.name === "login_kind") showChosenLogin(target);
+});
 document.addEventListener("click", function (event) {
   var button = event.target instanceof Element ? event.target.closest("[data-copy]") : null;
   if (!button) return;

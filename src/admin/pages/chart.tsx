@@ -1,6 +1,7 @@
 // The audit page's chart: agent calls per hour over the last 24 hours, one line per token,
 // drawn as server-side SVG (no script, no external library).
 import type { HourlyAgentCalls } from "../../audit/audit-log";
+import { formatDateTime } from "./format";
 
 const CHART_HOURS = 24;
 const HOUR_MS = 3_600_000;
@@ -68,7 +69,12 @@ const TOP = 14;
 const LEGEND_ROW = 20;
 const LEGEND_COLUMNS = 3;
 
-export function AgentCallsSvg({ chart }: { chart: AgentCallsChart }) {
+/** A bucket's hour (`YYYY-MM-DDTHH`, UTC) on the business time zone's clock: `12:00`. */
+function hourLabel(hour: string | undefined, timeZone: string): string {
+  return hour === undefined ? "" : formatDateTime(`${hour}:00:00Z`, timeZone).slice(11);
+}
+
+export function AgentCallsSvg({ chart, timeZone }: { chart: AgentCallsChart; timeZone: string }) {
   const max = niceCeiling(Math.max(0, ...chart.series.flatMap((s) => s.counts)));
   const plotW = W - LEFT - RIGHT;
   const x = (i: number) => LEFT + (plotW * i) / (CHART_HOURS - 1);
@@ -89,7 +95,7 @@ export function AgentCallsSvg({ chart }: { chart: AgentCallsChart }) {
       aria-label={`Вызовы агентов по часам за последние 24 часа: всего ${total}`}
       data-series-count={String(chart.series.length)}
     >
-      <title>Вызовы агентов (mcp.*) по часам, UTC</title>
+      <title>Вызовы агентов (mcp.*) по часам</title>
       {ticks.map((v) => (
         <>
           <line class="grid" x1={LEFT} x2={W - RIGHT} y1={y(v)} y2={y(v)} />
@@ -103,14 +109,14 @@ export function AgentCallsSvg({ chart }: { chart: AgentCallsChart }) {
       {chart.hours.map((hour, i) =>
         i % 3 === 0 || i === CHART_HOURS - 1 ? (
           <text x={x(i)} y={axisY + 16} text-anchor="middle">
-            {`${hour.slice(11, 13)}:00`}
+            {hourLabel(hour, timeZone)}
           </text>
         ) : (
           ""
         ),
       )}
       <text x={LEFT + plotW / 2} y={axisY + 32} text-anchor="middle">
-        час (UTC)
+        час
       </text>
       <text x={12} y={TOP + PLOT_H / 2} text-anchor="middle" transform={`rotate(-90 12 ${TOP + PLOT_H / 2})`}>
         вызовов
@@ -128,7 +134,7 @@ export function AgentCallsSvg({ chart }: { chart: AgentCallsChart }) {
             {s.counts.map((v, i) =>
               v > 0 ? (
                 <circle cx={x(i).toFixed(1)} cy={y(v).toFixed(1)} r="3" fill={color}>
-                  <title safe>{`${s.label}: ${v} в ${chart.hours[i]?.slice(11, 13)}:00`}</title>
+                  <title safe>{`${s.label}: ${v} в ${hourLabel(chart.hours[i], timeZone)}`}</title>
                 </circle>
               ) : (
                 ""

@@ -18,6 +18,7 @@ import { bankLoginRoutes } from "./bank-logins/routes";
 import { companyRoutes } from "./companies/routes";
 import { type AdminPagesDeps, pageKit } from "./kit";
 import { oauthRoutes } from "./oauth/routes";
+import { operationRoutes } from "./operations/routes";
 import type { PageRoute } from "./page-route";
 import { paymentRoutes } from "./payments/routes";
 import { signInRoutes } from "./sign-in/routes";
@@ -36,6 +37,7 @@ export function adminPages(deps: AdminPagesDeps) {
     ...signInRoutes(kit, adminToken),
     ...companyRoutes(kit),
     ...accountRoutes(kit),
+    ...operationRoutes(kit),
     ...bankLoginRoutes(kit),
     ...paymentRoutes(kit),
     ...oauthRoutes(kit, deps.oauth),

@@ -14,12 +14,14 @@ import { errorText, type Logger } from "../../core/logger";
 import type { BearerRefusals } from "../../http/admin-auth";
 import { readBody } from "../../http/body-policy";
 import { type MultipartForm, readMultipart } from "../../http/multipart";
+import type { McpReadModel } from "../../mcp/read-model";
 import type { OAuthService } from "../../oauth/service";
 import type { PaymentService } from "../../payments/service";
 import type { DownloadDeps } from "../../statements/export/download";
 import type { StatementService } from "../../statements/service";
 import type { AdminServices } from "../areas";
 import type { AdminActor } from "../audit";
+import { parseRuDateTime } from "./format";
 import { type FormValues, type Frame, MessagePage, type NavKey } from "./layout";
 import { get, type PageRoute, pageDoc, post, type RouteContext } from "./page-route";
 import { cameOverHttps, readCookie, SESSION_COOKIE, sameOrigin, securityHeaders } from "./security";
@@ -48,6 +50,10 @@ export interface AdminPagesDeps {
   download: DownloadDeps;
   /** The 1C:DirectBank settings file of a token and account (directbank/service.ts). */
   directbankSettings: (apiTokenId: string, bankAccountId?: string) => string;
+  /** What the agent tools read: an account's operations (search_operations) and coverage. */
+  read: McpReadModel;
+  /** The business time zone (SVC_TIMEZONE): the pages' times and what "today" is. */
+  timezone: string;
 }
 
 export type Outcome =
@@ -56,7 +62,6 @@ export type Outcome =
 
 export const LANDING = "/admin/tokens";
 export const PAGE_SIZE = 50;
-const DATETIME_LOCAL_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
 
 export const page = (html: JSX.Element, status = 200, headers?: Record<string, string>): Outcome => ({
   kind: "page",
@@ -97,7 +102,7 @@ export function pageKit(deps: AdminPagesDeps) {
   function frame(session: AdminSession | null, title: string, active: NavKey | null): Frame {
     const flash = session ? session.flash : [];
     if (session) session.flash = [];
-    return { title, active, csrf: session?.csrf ?? null, flash };
+    return { title, active, csrf: session?.csrf ?? null, flash, timeZone: deps.timezone };
   }
   const signedInFrame = (session: AdminSession, title: string, active: NavKey | null) =>
     frame(session, title, active) as Frame & { csrf: string };
@@ -303,8 +308,11 @@ export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-/** A `datetime-local` value carries no zone; the pages mean UTC. Anything else passes as is. */
-export function asUtc(value: string | undefined): string | undefined {
+/**
+ * A moment typed in a form as `дд.мм.гггг ЧЧ:ММ` (or `дд.мм.гггг`: its midnight) in the business
+ * time zone, as an ISO instant; anything else passes as typed, for the service to refuse.
+ */
+export function instantOf(value: string | undefined, timeZone: string): string | undefined {
   if (value === undefined) return undefined;
-  return DATETIME_LOCAL_RE.test(value) ? `${value}Z` : value;
+  return parseRuDateTime(value, timeZone) ?? value;
 }

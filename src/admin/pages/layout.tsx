@@ -13,6 +13,8 @@ export interface Frame {
   /** The session's anti-forgery token; null on the sign-in page. */
   csrf: string | null;
   flash: Flash[];
+  /** The business time zone (SVC_TIMEZONE), in which the pages show times. */
+  timeZone: string;
 }
 
 const NAV: [NavKey, string, string][] = [
@@ -34,14 +36,14 @@ export function Layout({ frame, children }: PropsWithChildren<{ frame: Frame }>)
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <meta name="referrer" content="same-origin" />
-          <title safe>{`${frame.title} · svc admin`}</title>
+          <title safe>{`${frame.title} · svc`}</title>
           <link rel="stylesheet" href="/admin/assets/app.css" />
           <script src="/admin/assets/app.js" defer></script>
         </head>
         <body>
           {frame.csrf !== null ? (
             <header class="top">
-              <span class="brand">svc admin</span>
+              <span class="brand">svc · администрирование</span>
               <nav>
                 {NAV.map(([key, href, label]) => (
                   <a href={href} class={key === frame.active ? "active" : undefined}>
@@ -112,14 +114,6 @@ export function Badge({ kind, text }: { kind: "ok" | "bad" | "warn" | "plain"; t
       {text}
     </span>
   );
-}
-
-/** `2026-11-20T09:00:00.000Z` as `2026-11-20 09:00:00`; an empty cell for null. */
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return "";
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return iso;
-  return new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 }
 
 /** Options of a <select>, the chosen one marked. */
@@ -200,7 +194,67 @@ export function Pager({
   );
 }
 
-/** The «Отозвать» button of a token or an app's grant. */
+const TOKEN_PREFIX = /(svc_(?:test|live)_[0-9A-Za-z]{4}…)/u;
+
+/** Text that may name tokens by their prefix: each prefix set as code, never split. */
+export function WithPrefixes({ text }: { text: string }) {
+  return (
+    <>
+      {text.split(TOKEN_PREFIX).map((part, i) =>
+        i % 2 === 1 ? (
+          <span class="mono nowrap" safe>
+            {part}
+          </span>
+        ) : (
+          escapeHtml(part)
+        ),
+      )}
+    </>
+  );
+}
+
+/**
+ * The second step before what cannot be undone: the same post again with `confirm=yes`, or back.
+ * A page of its own, so that it works without scripts.
+ */
+export function ConfirmPage({
+  frame,
+  heading,
+  text,
+  action,
+  confirmLabel,
+  back,
+}: {
+  frame: SignedInFrame;
+  heading: string;
+  text: string;
+  action: string;
+  confirmLabel: string;
+  back: string;
+}) {
+  return (
+    <Layout frame={frame}>
+      <section class="card confirm">
+        <h1 safe>{heading}</h1>
+        <p>
+          <WithPrefixes text={text} />
+        </p>
+        <p class="muted">Это действие нельзя отменить.</p>
+        <PostForm action={action} csrf={frame.csrf}>
+          <input type="hidden" name="confirm" value="yes" />
+          <button type="submit" class="danger">
+            {confirmLabel}
+          </button>{" "}
+          <a class="button secondary" href={back}>
+            Отмена
+          </a>
+        </PostForm>
+      </section>
+    </Layout>
+  );
+}
+
+/** The «Отозвать» button of a token or an app's grant: it leads to the confirmation first. */
 export function RevokeForm({
   action,
   csrf,

@@ -199,6 +199,69 @@ async function budgeted<T>(search: Promise<T>): Promise<T> {
   }
 }
 
+/** What search_operations is asked, amounts already in kopecks (the admin pages ask the same). */
+export interface SearchAsked {
+  bank_account_id: string;
+  date_from: string;
+  date_to: string;
+  amountMinKopecks?: number;
+  amountMaxKopecks?: number;
+  counterparty_inn?: string;
+  query?: string;
+  direction?: "credit" | "debit";
+}
+
+/**
+ * The search's filter, checked: real dates in order, at most 90 days, the amount range in order,
+ * words to look for; else a validation_error naming the tool's field.
+ */
+export function searchFilterOf(args: SearchAsked): TotalsFilter {
+  if (!isValidIsoDate(args.date_from)) throw validationError("date_from", "date_from: неверная дата");
+  if (!isValidIsoDate(args.date_to)) throw validationError("date_to", "date_to: неверная дата");
+  if (args.date_from > args.date_to) throw validationError("date_from", "date_from позже date_to");
+  if (daysInclusive(args.date_from, args.date_to) > SEARCH_MAX_DAYS) {
+    throw validationError("date_to", `Период поиска не длиннее ${ruDaysGenitive(SEARCH_MAX_DAYS)}`, {
+      max_days: SEARCH_MAX_DAYS,
+    });
+  }
+  const amountMin = args.amountMinKopecks;
+  const amountMax = args.amountMaxKopecks;
+  if (amountMin !== undefined && amountMax !== undefined && amountMin > amountMax) {
+    throw validationError("amount_min", "amount_min больше amount_max");
+  }
+  let words: string[] | undefined;
+  if (args.query !== undefined) {
+    const found = searchWords(args.query);
+    if (!Array.isArray(found)) {
+      if (found.refused === "too_many_words") {
+        throw validationError(
+          "query",
+          `query: не больше ${SEARCH_MAX_WORDS} слов (в запросе ${found.words})`,
+          {
+            max_words: SEARCH_MAX_WORDS,
+          },
+        );
+      }
+      throw validationError(
+        "query",
+        `query: нет слов для поиска (слова короче ${SEARCH_MIN_CHARS} букв или цифр не ищутся)`,
+        { min_chars: SEARCH_MIN_CHARS },
+      );
+    }
+    words = found;
+  }
+  return {
+    bankAccountId: args.bank_account_id,
+    dateFrom: args.date_from,
+    dateTo: args.date_to,
+    amountMinKopecks: amountMin,
+    amountMaxKopecks: amountMax,
+    counterpartyInn: args.counterparty_inn,
+    direction: args.direction,
+    words,
+  };
+}
+
 export const searchOperationsTool: ToolDefinition<typeof input, typeof output> = {
   name: "search_operations",
   title: "Search operations of an account",
@@ -218,51 +281,12 @@ export const searchOperationsTool: ToolDefinition<typeof input, typeof output> =
   outputSchema: output,
   text: searchText,
   async handler(args, { principal }, { access, read, cursors, clock }) {
-    if (!isValidIsoDate(args.date_from)) throw validationError("date_from", "date_from: неверная дата");
-    if (!isValidIsoDate(args.date_to)) throw validationError("date_to", "date_to: неверная дата");
-    if (args.date_from > args.date_to) throw validationError("date_from", "date_from позже date_to");
-    if (daysInclusive(args.date_from, args.date_to) > SEARCH_MAX_DAYS) {
-      throw validationError("date_to", `Период поиска не длиннее ${ruDaysGenitive(SEARCH_MAX_DAYS)}`, {
-        max_days: SEARCH_MAX_DAYS,
-      });
-    }
-    const amountMin = kopecks("amount_min", args.amount_min);
-    const amountMax = kopecks("amount_max", args.amount_max);
-    if (amountMin !== undefined && amountMax !== undefined && amountMin > amountMax) {
-      throw validationError("amount_min", "amount_min больше amount_max");
-    }
-    let words: string[] | undefined;
-    if (args.query !== undefined) {
-      const found = searchWords(args.query);
-      if (!Array.isArray(found)) {
-        if (found.refused === "too_many_words") {
-          throw validationError(
-            "query",
-            `query: не больше ${SEARCH_MAX_WORDS} слов (в запросе ${found.words})`,
-            {
-              max_words: SEARCH_MAX_WORDS,
-            },
-          );
-        }
-        throw validationError(
-          "query",
-          `query: нет слов для поиска (слова короче ${SEARCH_MIN_CHARS} букв или цифр не ищутся)`,
-          { min_chars: SEARCH_MIN_CHARS },
-        );
-      }
-      words = found;
-    }
+    const filter = searchFilterOf({
+      ...args,
+      amountMinKopecks: kopecks("amount_min", args.amount_min),
+      amountMaxKopecks: kopecks("amount_max", args.amount_max),
+    });
     const limit = args.limit ?? SEARCH_DEFAULT_LIMIT;
-    const filter: TotalsFilter = {
-      bankAccountId: args.bank_account_id,
-      dateFrom: args.date_from,
-      dateTo: args.date_to,
-      amountMinKopecks: amountMin,
-      amountMaxKopecks: amountMax,
-      counterpartyInn: args.counterparty_inn,
-      direction: args.direction,
-      words,
-    };
     const scope = `search_operations ${principal.tokenId} ${args.bank_account_id}`;
     let after: OperationFilter["after"];
     let totals: OperationTotals | null = null;

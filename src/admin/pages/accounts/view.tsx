@@ -1,17 +1,26 @@
-// The bank accounts page: the form of a new account, and the list with each account's bank login
-// (its state, the bank's consent, a new login, the accounts the bank shows through it).
+// The bank accounts page: the form of a new account, and the overview of every account (its
+// balance, the coverage of the last 90 days, the newest statement, its bank login: its state, the
+// bank's consent, a new login, the accounts the bank shows through it); and one account's page.
 import type { BankAccountView, CompanyView } from "../../model";
+import { bankName, formatDateTime } from "../format";
 import {
   attr,
   Badge,
   ErrorBox,
   type FormValues,
-  formatTime,
   Layout,
   Options,
   PostForm,
   type SignedInFrame,
 } from "../layout";
+import { BankLoginFields, takesLogin } from "./bank-login-form";
+import {
+  type AccountOverview,
+  BalanceCell,
+  CoverageLegend,
+  CoverageStrip,
+  NewestStatement,
+} from "./overview";
 
 export function AccountsPage({
   frame,
@@ -23,7 +32,7 @@ export function AccountsPage({
 }: {
   frame: SignedInFrame;
   companies: CompanyView[];
-  accounts: BankAccountView[];
+  accounts: AccountOverview[];
   banks: string[];
   error: string | null;
   values: FormValues;
@@ -53,7 +62,7 @@ export function AccountsPage({
             <label>
               Банк
               <select name="bank" required>
-                <Options items={banks.map((b) => [b, b])} selected={values.bank} />
+                <Options items={banks.map((b) => [b, bankName(b)])} selected={values.bank} />
               </select>
             </label>
             <label>
@@ -79,7 +88,7 @@ export function AccountsPage({
               <input name="alias" pattern="[A-Za-z0-9_\-]{1,32}" value={attr(values.alias)} />
             </label>
             <label>
-              Операций в день (только sandbox)
+              Операций в день (только тестовый банк)
               <input name="ops_per_day" type="number" min="1" max="5000" value={attr(values.ops_per_day)} />
             </label>
             <label>
@@ -94,11 +103,7 @@ export function AccountsPage({
                 />
               </select>
             </label>
-            <label>
-              Доступ к банку (JSON; для Точки {'{"kind":"jwt","token":"…"}'} или{" "}
-              {'{"kind":"oauth","client_id":"…","client_secret":"…"}'})
-              <textarea name="credentials" rows="2"></textarea>
-            </label>
+            <BankLoginFields selected={values.login_kind} />
             <div>
               <button type="submit">Добавить счёт</button>
             </div>
@@ -107,53 +112,159 @@ export function AccountsPage({
       </section>
       <section class="card">
         <h2>Все счета</h2>
-        <table>
+        <table id="accounts">
           <thead>
             <tr>
-              <th>Компания</th>
-              <th>Псевдоним</th>
               <th>Счёт</th>
               <th>Банк</th>
-              <th>БИК</th>
-              <th>Валюта</th>
+              <th>Остаток</th>
+              <th>Выписки за 90 дней</th>
               <th>Доступ к банку</th>
-              <th>Создан</th>
-              <th>bank_account_id</th>
             </tr>
           </thead>
           <tbody>
-            {accounts.map((a) => (
-              <tr>
-                <td safe>{companyName.get(a.company_id) ?? a.company_id}</td>
-                <td safe>{a.alias}</td>
-                <td class="mono" safe>
-                  {a.account_number_masked}
-                </td>
-                <td safe>
-                  {a.sandbox
-                    ? `${a.bank} (${a.sandbox.ops_per_day} оп./день)`
-                    : a.environment === "sandbox"
-                      ? `${a.bank} (песочница)`
-                      : a.bank}
-                </td>
-                <td class="mono" safe>
-                  {a.bik}
-                </td>
-                <td safe>{a.currency}</td>
-                <td class="small">
-                  <BankAccess account={a} csrf={frame.csrf} />
-                </td>
-                <td class="small" safe>
-                  {formatTime(a.created_at)}
-                </td>
-                <td class="mono small" safe>
-                  {a.bank_account_id}
-                </td>
-              </tr>
+            {accounts.map((o) => (
+              <AccountRow overview={o} company={companyName.get(o.account.company_id)} frame={frame} />
             ))}
           </tbody>
         </table>
-        {accounts.length === 0 ? <p class="muted">Счетов пока нет.</p> : ""}
+        {accounts.length === 0 ? <p class="muted">Счетов пока нет.</p> : <CoverageLegend />}
+      </section>
+    </Layout>
+  );
+}
+
+/** The account's name as the pages show it: its alias, its masked number (never split). */
+function AccountName({ account, href }: { account: BankAccountView; href?: string }) {
+  return (
+    <>
+      {href ? (
+        <a href={href} class="strong" safe>
+          {account.alias}
+        </a>
+      ) : (
+        <span class="strong" safe>
+          {account.alias}
+        </span>
+      )}{" "}
+      <span class="mono nowrap" safe>
+        {account.account_number_masked}
+      </span>
+    </>
+  );
+}
+
+/** The bank and what kind of account it is there. */
+function bankLine(a: BankAccountView): string {
+  if (a.sandbox) return `${bankName(a.bank)}, ${a.sandbox.ops_per_day} оп. в день`;
+  return a.environment === "sandbox" ? `${bankName(a.bank)}, песочница банка` : bankName(a.bank);
+}
+
+function AccountRow({
+  overview: o,
+  company,
+  frame,
+}: {
+  overview: AccountOverview;
+  company: string | undefined;
+  frame: SignedInFrame;
+}) {
+  const a = o.account;
+  const page = `/admin/accounts/${a.bank_account_id}`;
+  return (
+    <tr data-account-id={a.bank_account_id}>
+      <td>
+        <AccountName account={a} href={page} />
+        <div class="small muted" safe>
+          {company ?? ""}
+        </div>
+        <div class="small">
+          <a href={`${page}/operations`}>Операции</a>
+        </div>
+      </td>
+      <td>
+        <div safe>{bankLine(a)}</div>
+        <div class="small muted mono" safe>
+          {`БИК ${a.bik}`}
+        </div>
+      </td>
+      <td>
+        <BalanceCell
+          balance={o.balance}
+          accountId={a.bank_account_id}
+          csrf={frame.csrf}
+          timeZone={frame.timeZone}
+          back="/admin/accounts"
+        />
+      </td>
+      <td>
+        <CoverageStrip overview={o} />
+        <NewestStatement statement={o.newest} timeZone={frame.timeZone} />
+        {/* The account's sync state (decisions §16) goes here, under its coverage. */}
+      </td>
+      <td class="small">
+        <BankAccess account={a} csrf={frame.csrf} />
+      </td>
+    </tr>
+  );
+}
+
+/** One account: its balance, the coverage of the last 90 days, its newest statement, its bank login. */
+export function AccountPage({
+  frame,
+  overview: o,
+  company,
+}: {
+  frame: SignedInFrame;
+  overview: AccountOverview;
+  company: CompanyView | undefined;
+}) {
+  const a = o.account;
+  const page = `/admin/accounts/${a.bank_account_id}`;
+  return (
+    <Layout frame={frame}>
+      <h1>
+        <AccountName account={a} />
+      </h1>
+      <section class="card" id="account">
+        <p
+          safe
+        >{`${company?.name ?? ""} · ${bankLine(a)} · БИК ${a.bik} · ${a.currency === "RUB" ? "рублёвый" : `валюта ${a.currency}`}`}</p>
+        <p class="small muted">
+          Добавлен {formatDateTime(a.created_at, frame.timeZone)} · идентификатор для API:{" "}
+          <span class="mono" safe>
+            {a.bank_account_id}
+          </span>
+        </p>
+        <p>
+          <a class="button" href={`${page}/operations`}>
+            Операции счёта
+          </a>{" "}
+          <a class="button secondary" href={`/admin/statements?bank_account_id=${a.bank_account_id}`}>
+            Выписки счёта
+          </a>
+        </p>
+      </section>
+      <section class="card" id="balance">
+        <h2>Остаток</h2>
+        <BalanceCell
+          balance={o.balance}
+          accountId={a.bank_account_id}
+          csrf={frame.csrf}
+          timeZone={frame.timeZone}
+          back={page}
+        />
+      </section>
+      <section class="card" id="coverage">
+        <h2>Выписки за 90 дней</h2>
+        <CoverageStrip overview={o} />
+        <CoverageLegend />
+        <NewestStatement statement={o.newest} timeZone={frame.timeZone} />
+      </section>
+      {/* The account's sync state (decisions §16) has its section here, after the coverage. */}
+      <section class="card" id="bank-access">
+        <h2>Доступ к банку</h2>
+        <BankAccess account={a} csrf={frame.csrf} />
       </section>
     </Layout>
   );
@@ -167,8 +278,21 @@ const ACCESS: Record<string, [kind: "ok" | "bad" | "warn", text: string]> = {
 
 /** The account's bank login: its state, the bank's message, and what the operator can do. */
 function BankAccess({ account: a, csrf }: { account: BankAccountView; csrf: string }) {
-  if (a.credentials_status === null)
-    return a.environment === "sandbox" && !a.sandbox ? <DiscoverLink account={a} /> : "";
+  if (a.credentials_status === null) {
+    if (!takesLogin(a.bank) || a.environment === "sandbox") {
+      return (
+        <>
+          <span class="muted">не требуется</span> <DiscoverLink account={a} />
+        </>
+      );
+    }
+    return (
+      <>
+        <Badge kind="warn" text="не задан" />
+        <ReplaceLogin account={a} csrf={csrf} summary="Задать доступ" />
+      </>
+    );
+  }
   const [kind, text] = ACCESS[a.credentials_status] ?? ["warn", a.credentials_status];
   return (
     <>
@@ -183,16 +307,31 @@ function BankAccess({ account: a, csrf }: { account: BankAccountView; csrf: stri
       ) : (
         <DiscoverLink account={a} />
       )}
-      <details>
-        <summary>Заменить доступ</summary>
-        <PostForm action={`/admin/accounts/${a.bank_account_id}/credentials`} csrf={csrf}>
-          <textarea name="credentials" rows="2"></textarea>
-          <button type="submit" class="secondary">
-            Сохранить
-          </button>
-        </PostForm>
-      </details>
+      <ReplaceLogin account={a} csrf={csrf} summary="Заменить доступ" />
     </>
+  );
+}
+
+/** A new login for the account: the fields of its bank's logins. */
+function ReplaceLogin({
+  account: a,
+  csrf,
+  summary,
+}: {
+  account: BankAccountView;
+  csrf: string;
+  summary: string;
+}) {
+  return (
+    <details>
+      <summary safe>{summary}</summary>
+      <PostForm action={`/admin/accounts/${a.bank_account_id}/credentials`} csrf={csrf} class="stack">
+        <BankLoginFields bank={a.bank} />
+        <button type="submit" class="secondary">
+          Сохранить
+        </button>
+      </PostForm>
+    </details>
   );
 }
 

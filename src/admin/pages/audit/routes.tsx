@@ -1,7 +1,7 @@
 // The audit log: the page with the chart of agent calls, and a period's export.
 import { isInstant } from "../../../audit/audit-export";
 import { buildChart, chartSince } from "../chart";
-import { asUtc, attempt, nonEmpty, type Outcome, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
+import { attempt, instantOf, nonEmpty, type Outcome, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
 import { MessagePage } from "../layout";
 import { get, type PageRoute, pageDoc } from "../page-route";
 import type { AdminSession } from "../session";
@@ -25,8 +25,8 @@ export function auditRoutes(kit: PageKit): PageRoute[] {
       admin.audit.page({
         api_token_id: filters.api_token_id,
         action: filters.action,
-        since: asUtc(filters.since),
-        until: asUtc(filters.until),
+        since: instantOf(filters.since, deps.timezone),
+        until: instantOf(filters.until, deps.timezone),
         cursor: filters.cursor,
         limit: PAGE_SIZE,
       }),
@@ -76,8 +76,8 @@ export function auditRoutes(kit: PageKit): PageRoute[] {
         const session = sessionOf(ctx);
         if (!session) return send(ctx, redirect("/admin/login"));
         const format = ctx.query.format;
-        const since = asUtc(nonEmpty(ctx.query.since));
-        const until = asUtc(nonEmpty(ctx.query.until));
+        const since = instantOf(nonEmpty(ctx.query.since), deps.timezone);
+        const until = instantOf(nonEmpty(ctx.query.until), deps.timezone);
         const bad =
           format !== "csv" && format !== "jsonl"
             ? "Формат выгрузки: csv или jsonl"

@@ -2,7 +2,8 @@
 import type { AuditEntry } from "../../../audit/audit-log";
 import type { TokenView } from "../../model";
 import { type AgentCallsChart, AgentCallsSvg } from "../chart";
-import { attr, Badge, ErrorBox, formatTime, Layout, Options, Pager, type SignedInFrame } from "../layout";
+import { formatDateTime } from "../format";
+import { attr, Badge, ErrorBox, Layout, Options, Pager, type SignedInFrame, WithPrefixes } from "../layout";
 
 export type AuditFilters = {
   api_token_id?: string;
@@ -34,6 +35,20 @@ const KNOWN_ACTIONS = [
   "mcp.ping",
   "mcp.session.terminate",
 ];
+
+/** How an action ended, in words; other outcomes are the error codes of the API, shown as they are. */
+const OUTCOME_LABEL: Record<string, string> = {
+  ok: "успешно",
+  invalid_token: "неверный токен",
+  rate_limited: "превышен лимит",
+  error: "ошибка",
+};
+
+/** Who acted, as operators read it (a token is named by its prefix and name). */
+const ACTOR_LABEL: Record<string, string> = { admin: "администратор", system: "сервис", token: "токен" };
+
+/** `дд.мм.гггг` with an optional `чч:мм`. */
+const RU_DATE_TIME = "\\d{2}\\.\\d{2}\\.\\d{4}( \\d{2}:\\d{2})?";
 
 function auditExportHref(filters: AuditFilters, format: "csv" | "jsonl"): string {
   const query = new URLSearchParams({ format });
@@ -68,7 +83,7 @@ export function AuditPage({
       <h1>Журнал аудита</h1>
       <section class="card">
         <h2>Вызовы агентов за последние 24 часа</h2>
-        <AgentCallsSvg chart={chart} />
+        <AgentCallsSvg chart={chart} timeZone={frame.timeZone} />
       </section>
       <section class="card">
         <form method="get" action="/admin/audit-log" class="grid">
@@ -102,12 +117,22 @@ export function AuditPage({
             </datalist>
           </label>
           <label>
-            С (UTC)
-            <input name="since" type="datetime-local" value={attr(filters.since)} />
+            С (дд.мм.гггг чч:мм)
+            <input
+              name="since"
+              pattern={RU_DATE_TIME}
+              placeholder="дд.мм.гггг чч:мм"
+              value={attr(filters.since)}
+            />
           </label>
           <label>
-            До (UTC, не включая)
-            <input name="until" type="datetime-local" value={attr(filters.until)} />
+            До (не включая)
+            <input
+              name="until"
+              pattern={RU_DATE_TIME}
+              placeholder="дд.мм.гггг чч:мм"
+              value={attr(filters.until)}
+            />
           </label>
           <div>
             <button type="submit" class="secondary">
@@ -127,13 +152,12 @@ export function AuditPage({
         <table id="audit">
           <thead>
             <tr>
-              <th>Время (UTC)</th>
+              <th>Время</th>
               <th>Действие</th>
               <th>Кто</th>
               <th>Объект</th>
               <th>Результат</th>
-              <th>IP</th>
-              <th>Запрос</th>
+              <th>Адрес, запрос</th>
               <th>Аргументы</th>
             </tr>
           </thead>
@@ -145,19 +169,21 @@ export function AuditPage({
                   ? token
                     ? `${token.token_prefix}… ${token.name}`
                     : (e.api_token_id ?? "токен")
-                  : e.actor;
+                  : (ACTOR_LABEL[e.actor] ?? e.actor);
               return (
                 <tr>
                   <td class="small" safe>
-                    {formatTime(e.at)}
+                    {formatDateTime(e.at, frame.timeZone)}
                   </td>
                   <td class="mono" safe>
                     {e.action}
                   </td>
-                  <td safe>{who}</td>
+                  <td>
+                    <WithPrefixes text={who} />
+                  </td>
                   {e.target !== null && names.has(e.target) ? (
-                    <td class="small" title={attr(e.target)} safe>
-                      {names.get(e.target) ?? ""}
+                    <td class="small" title={attr(e.target)}>
+                      <WithPrefixes text={names.get(e.target) ?? ""} />
                     </td>
                   ) : (
                     <td class="mono small" safe>
@@ -165,7 +191,10 @@ export function AuditPage({
                     </td>
                   )}
                   <td>
-                    <Badge kind={e.outcome === "ok" ? "ok" : "bad"} text={e.outcome} />
+                    <Badge
+                      kind={e.outcome === "ok" ? "ok" : "bad"}
+                      text={OUTCOME_LABEL[e.outcome] ?? e.outcome}
+                    />
                     {e.duration_ms !== null ? (
                       <span class="small muted" safe>
                         {` ${e.duration_ms} мс`}
@@ -174,15 +203,25 @@ export function AuditPage({
                       ""
                     )}
                   </td>
-                  <td class="mono small" safe>
-                    {e.ip ?? ""}
-                  </td>
-                  <td class="mono small" safe>
-                    {[e.request_id, e.transport, e.mcp_session_id ? `session ${e.mcp_session_id}` : null]
-                      .filter(Boolean)
-                      .join(" · ")}
-                  </td>
                   <td class="small">
+                    <div class="mono" safe>
+                      {e.ip ?? ""}
+                    </div>
+                    <div class="mono" safe>
+                      {e.request_id ?? ""}
+                    </div>
+                    {e.mcp_session_id ? (
+                      <div class="muted">
+                        сессия{" "}
+                        <span class="mono" safe>
+                          {e.mcp_session_id}
+                        </span>
+                      </div>
+                    ) : (
+                      ""
+                    )}
+                  </td>
+                  <td class="small args">
                     {e.arguments === null || e.arguments === undefined ? (
                       ""
                     ) : (

@@ -1,6 +1,7 @@
 // An account's bank login in the admin pages: a new login, the bank's consent flow (and its
 // callback), and the customer's accounts seen through the login, added in one step.
 import { isUuid } from "../../../core/ids";
+import { credentialsFromForm } from "../accounts/bank-login-form";
 import { type PageKit, page } from "../kit";
 import { MessagePage } from "../layout";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
@@ -16,13 +17,12 @@ export function bankLoginRoutes(kit: PageKit): PageRoute[] {
     post(
       "/admin/accounts/:id/credentials",
       action((session, form, ctx) => {
-        let credentials: unknown;
-        try {
-          credentials = JSON.parse(form.credentials ?? "");
-        } catch {
-          return flashThen(session, "Реквизиты доступа: объект JSON", "/admin/accounts", "error");
+        const current = accountOf(ctx.params.id);
+        const credentials = credentialsFromForm(form, current.bank);
+        if (credentials === undefined) {
+          return flashThen(session, "Выберите способ доступа к банку", "/admin/accounts", "error");
         }
-        const account = bankLogins.replaceCredentials(ctx.params.id ?? "", credentials, actorOf(ctx));
+        const account = bankLogins.replaceCredentials(current.bank_account_id, credentials, actorOf(ctx));
         return flashThen(session, `Доступ к банку для счёта ${account.alias} сохранён`, "/admin/accounts");
       }),
       { detail: pageDoc("Admin pages: a new bank login for an account", "form") },

@@ -1,6 +1,7 @@
 // Pages of an account's bank login: before the bank's consent page, and the accounts the bank
 // shows through the login.
 import type { BankAccountView, DiscoveredAccountsView } from "../../model";
+import { bankName } from "../format";
 import { accountLabel, Badge, type Frame, Layout, PostForm, type SignedInFrame } from "../layout";
 
 /** Before the bank's page: where the operator goes and what the customer approves there. */
@@ -17,7 +18,7 @@ export function ConsentPage({
     <Layout frame={frame}>
       <h1>Подключение к банку</h1>
       <section class="card">
-        <p safe>{`Счёт ${accountLabel(account)}, банк ${account.bank}.`}</p>
+        <p safe>{`Счёт ${accountLabel(account)}, банк ${bankName(account.bank)}.`}</p>
         <p>
           На странице банка владелец счёта подтверждает доступ svc к выпискам, остаткам и созданию платежей на
           подпись. Подписывает платежи по-прежнему только он, в интернет-банке. После подтверждения банк
@@ -50,7 +51,7 @@ export function DiscoverPage({
       <section class="card">
         <p
           safe
-        >{`Счета, которые банк ${account.bank} показывает через доступ счёта ${accountLabel(account)}.`}</p>
+        >{`Счета, которые банк ${bankName(account.bank)} показывает через доступ счёта ${accountLabel(account)}.`}</p>
         <PostForm action={`/admin/accounts/${account.bank_account_id}/import`} csrf={frame.csrf}>
           <table>
             <thead>

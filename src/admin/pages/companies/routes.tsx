@@ -1,4 +1,5 @@
 // Companies: the list and the creation form.
+import { quoted } from "../format";
 import { type FormPage, nonEmpty, type PageKit, page } from "../kit";
 import type { PageRoute } from "../page-route";
 import { CompaniesPage } from "./view";
@@ -27,7 +28,7 @@ export function companyRoutes(kit: PageKit): PageRoute[] {
         { name: form.name ?? "", inn: form.inn ?? "", kpp: nonEmpty(form.kpp) ?? null },
         actorOf(ctx),
       ),
-    (company) => `Компания «${company.name}» создана`,
+    (company) => `Компания ${quoted(company.name)} создана`,
     { list: "Admin pages: companies", create: "Admin pages: create a company" },
   );
 }

@@ -1,6 +1,7 @@
 // The companies page: the creation form and the list.
 import type { CompanyView } from "../../model";
-import { attr, ErrorBox, type FormValues, formatTime, Layout, PostForm, type SignedInFrame } from "../layout";
+import { formatDateTime } from "../format";
+import { attr, ErrorBox, type FormValues, Layout, PostForm, type SignedInFrame } from "../layout";
 
 export function CompaniesPage({
   frame,
@@ -46,12 +47,11 @@ export function CompaniesPage({
               <th>ИНН</th>
               <th>КПП</th>
               <th>Создана</th>
-              <th>company_id</th>
             </tr>
           </thead>
           <tbody>
             {companies.map((c) => (
-              <tr>
+              <tr data-company-id={c.company_id}>
                 <td safe>{c.name}</td>
                 <td class="mono" safe>
                   {c.inn}
@@ -60,10 +60,7 @@ export function CompaniesPage({
                   {c.kpp ?? ""}
                 </td>
                 <td class="small" safe>
-                  {formatTime(c.created_at)}
-                </td>
-                <td class="mono small" safe>
-                  {c.company_id}
+                  {formatDateTime(c.created_at, frame.timeZone)}
                 </td>
               </tr>
             ))}

@@ -3,6 +3,7 @@ import { ApiError } from "../../../core/errors";
 import { CONTENT_SECURITY_POLICY } from "../../../http/security-headers";
 import type { OAuthService } from "../../../oauth/service";
 import { attempt, nonEmpty, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
+import { ConfirmPage } from "../layout";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
 import { ConnectedAppsPage, OAuthConsentPage } from "./view";
 
@@ -62,12 +63,29 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
     ),
     post(
       "/admin/oauth/grants/:id/revoke",
-      action((session, _form, ctx) => {
+      action((session, form, ctx) => {
+        if (form.confirm !== "yes") {
+          return page(
+            <ConfirmPage
+              frame={signedInFrame(session, "Отозвать доступ", "oauth")}
+              heading="Отозвать доступ приложения?"
+              text="Приложение потеряет доступ к счетам со следующего запроса; чтобы вернуть его, приложению придётся войти заново."
+              action={`/admin/oauth/grants/${encodeURIComponent(ctx.params.id ?? "")}/revoke`}
+              confirmLabel="Да, отозвать"
+              back="/admin/oauth"
+            />,
+          );
+        }
         const grant = oauth.tokens.revokeGrant(ctx.params.id ?? "");
         admin.audit.record("admin.oauth.revoke", grant.id, actorOf(ctx));
         return flashThen(session, "Доступ приложения отозван", "/admin/oauth");
       }),
-      { detail: pageDoc("Admin pages: revoke an agent host's grant", "form") },
+      {
+        detail: pageDoc(
+          "Admin pages: revoke an agent host's grant (without confirm=yes: the confirmation page)",
+          "form",
+        ),
+      },
     ),
     get(
       "/admin/oauth/consent/:id",

@@ -2,7 +2,8 @@
 // own claim, its id and where the answer goes), what for (the scope), and which company's accounts
 // it may read.
 import type { BankAccountView, CompanyView } from "../../model";
-import { Badge, ErrorBox, type Frame, formatTime, Layout, Pager, PostForm, RevokeForm } from "../layout";
+import { formatDateTime } from "../format";
+import { Badge, ErrorBox, type Frame, Layout, Pager, PostForm, RevokeForm } from "../layout";
 
 export interface ConsentRequestView {
   request_id: string;
@@ -58,17 +59,21 @@ export function OAuthConsentPage({
             </tr>
             <tr>
               <th>Права</th>
-              <td safe>
-                {request.scope === ""
-                  ? "нет"
-                  : `${request.scope}: только чтение выписок, остатков и операций`}
+              <td>
+                {request.scope === "" ? (
+                  "нет"
+                ) : (
+                  <>
+                    <code safe>{request.scope}</code>: только чтение выписок, остатков и операций
+                  </>
+                )}
               </td>
             </tr>
           </tbody>
         </table>
         <p class="muted">
           Агент сможет только читать данные выбранных счетов; платить и менять что-либо он не может. Доступ
-          можно отозвать на странице «Токены» или через API.
+          можно отозвать на странице «Приложения» или через API.
         </p>
         <PostForm action={`/admin/oauth/consent/${request.request_id}`} csrf={frame.csrf}>
           <label>
@@ -145,8 +150,8 @@ export function ConnectedAppsPage({
       <section class="card">
         <ErrorBox message={error} />
         <p class="muted">
-          Агенты (Claude, ChatGPT и другие), вошедшие через OAuth на /mcp. Отзыв действует со следующего
-          запроса.
+          Агенты (Claude, ChatGPT и другие), вошедшие через OAuth на <code>/mcp</code>. Отзыв действует со
+          следующего запроса.
         </p>
         <table>
           <thead>
@@ -172,11 +177,17 @@ export function ConnectedAppsPage({
                 <td class="small" safe>
                   {g.accounts.map((a) => accountName.get(a) ?? a).join(", ")}
                 </td>
-                <td class="small" safe>
-                  {g.scope === "" ? "нет" : g.scope}
+                <td class="small">
+                  {g.scope === "" ? (
+                    "нет"
+                  ) : (
+                    <span class="mono nowrap" safe>
+                      {g.scope}
+                    </span>
+                  )}
                 </td>
                 <td class="small" safe>
-                  {formatTime(g.created_at)}
+                  {formatDateTime(g.created_at, frame.timeZone)}
                 </td>
                 <td>
                   {g.revoked_at !== null ? (

@@ -1,7 +1,10 @@
 // The payment documents page: where each stands, and where to sign it in the bank.
+
+import { rublesToKopecks } from "../../../formats/money";
 import type { OperatorPaymentView } from "../../../payments/views";
 import type { BankAccountView } from "../../model";
-import { accountLabel, Badge, ErrorBox, type Frame, formatTime, Layout } from "../layout";
+import { formatDate, formatDateTime, formatMoney } from "../format";
+import { accountLabel, Badge, ErrorBox, type Frame, Layout } from "../layout";
 
 const PAYMENT_STATUS: Record<string, [kind: "ok" | "bad" | "warn" | "plain", text: string]> = {
   draft: ["plain", "черновик"],
@@ -11,6 +14,12 @@ const PAYMENT_STATUS: Record<string, [kind: "ok" | "bad" | "warn" | "plain", tex
   canceled: ["bad", "отменён"],
   rejected: ["bad", "отклонён"],
 };
+
+/** An amount in rubles (a JSON number) as the pages write money. */
+function amountText(amount: number, currency: string): string {
+  const kopecks = rublesToKopecks(amount);
+  return kopecks === null ? String(amount) : formatMoney(kopecks, currency);
+}
 
 /** Payment documents, newest first; those waiting for a signature link to the bank's page. */
 export function PaymentsPage({
@@ -54,10 +63,12 @@ export function PaymentsPage({
                 <tr>
                   <td safe>{account ? accountLabel(account) : item.bank_account_id}</td>
                   <td safe>{item.doc_number}</td>
-                  <td safe>{item.doc_date}</td>
+                  <td class="nowrap" safe>
+                    {formatDate(item.doc_date)}
+                  </td>
                   <td safe>{item.payee_name}</td>
-                  <td class="num" safe>
-                    {`${item.amount.toFixed(2)} ${item.currency}`}
+                  <td class="num nowrap" safe>
+                    {amountText(item.amount, item.currency)}
                   </td>
                   <td>
                     <Badge kind={kind} text={text} />
@@ -86,7 +97,7 @@ export function PaymentsPage({
                     )}
                     {item.submitted_at ? (
                       <div class="small" safe>
-                        {formatTime(item.submitted_at)}
+                        {formatDateTime(item.submitted_at, frame.timeZone)}
                       </div>
                     ) : (
                       ""

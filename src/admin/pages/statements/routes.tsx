@@ -5,11 +5,16 @@ import { MB } from "../../../http/body-policy";
 import { checkedDownload, downloadResponse } from "../../../statements/export/download";
 import type { StatementStatus } from "../../../statements/repository";
 import type { StatementView } from "../../../statements/service";
+import { STATUS_LABEL } from "../accounts/overview";
+import { formatPeriod, parseRuDate } from "../format";
 import { attempt, nonEmpty, type Outcome, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
 import type { FormValues } from "../layout";
 import { get, type PageRoute, pageDoc, post, type RouteContext } from "../page-route";
 import type { AdminSession } from "../session";
 import { StatementsPage } from "./view";
+
+/** A date typed as дд.мм.гггг as YYYY-MM-DD; anything else as typed. */
+const isoDateOf = (text: string | undefined) => parseRuDate(text ?? "") ?? (text ?? "").trim();
 
 /** The bank's statement file, as the integration API takes it (decisions §11). */
 const STATEMENT_FILE_LIMIT = 50 * MB;
@@ -117,7 +122,7 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
         });
         return flashThen(
           session,
-          `Выписка загружена: ${view.date_from} — ${view.date_to}, операций: ${view.operations_count ?? 0}`,
+          `Выписка загружена: ${formatPeriod(view.date_from, view.date_to)}, операций: ${view.operations_count ?? 0}`,
           "/admin/statements",
         );
       }),
@@ -134,10 +139,11 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
     post(
       "/admin/statements",
       action((session, form, ctx) => {
+        // Dates typed as дд.мм.гггг; anything else goes to the service's own check as typed.
         const input = {
           bank_account_id: form.bank_account_id ?? "",
-          date_from: form.date_from ?? "",
-          date_to: form.date_to ?? "",
+          date_from: isoDateOf(form.date_from),
+          date_to: isoDateOf(form.date_to),
         };
         return statementAction(
           session,
@@ -145,7 +151,7 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
           "admin.statement.order",
           input,
           () => statements.orderFromUi(input.bank_account_id, input.date_from, input.date_to),
-          (v) => `Выписка заказана: ${v.date_from} — ${v.date_to}, статус ${v.status}`,
+          (v) => `Выписка заказана: ${formatPeriod(v.date_from, v.date_to)}, ${STATUS_LABEL[v.status]}`,
           form,
         );
       }),

@@ -1,12 +1,13 @@
 // The statements page: ordering one, importing the bank's file, and the list with its filters.
 import type { StatementView } from "../../../statements/service";
 import type { BankAccountView } from "../../model";
+import { STATUS_BADGE, STATUS_LABEL } from "../accounts/overview";
+import { bankName, formatDate, formatDateTime, formatPeriod } from "../format";
 import {
   attr,
   Badge,
   ErrorBox,
   type FormValues,
-  formatTime,
   Layout,
   Options,
   Pager,
@@ -14,9 +15,7 @@ import {
   type SignedInFrame,
 } from "../layout";
 
-const STATUS_BADGE = { ready: "ok", failed: "bad", processing: "warn" } as const;
-/** What operators read; the API's own words stay in the API. */
-const STATUS_LABEL = { ready: "готова", failed: "ошибка", processing: "готовится" } as const;
+const RU_DATE = "\\d{2}\\.\\d{2}\\.\\d{4}";
 const SOURCE_LABEL = { integration: "интеграция", ui: "вручную", import: "из файла банка" } as const;
 
 export function StatementsPage({
@@ -45,7 +44,7 @@ export function StatementsPage({
   const companyName = new Map(companies.map((c) => [c.company_id, c.name]));
   const accountItems = accounts.map((a): [string, string] => [
     a.bank_account_id,
-    `${companyName.get(a.company_id) ?? a.company_id}: ${a.alias} ${a.account_number_masked} (${a.bank})`,
+    `${companyName.get(a.company_id) ?? a.company_id}: ${a.alias} ${a.account_number_masked} (${bankName(a.bank)})`,
   ]);
   const fileAccounts = accountItems.filter(([id]) => accountById.get(id)?.bank === "file");
   return (
@@ -68,11 +67,25 @@ export function StatementsPage({
             </label>
             <label>
               С даты
-              <input name="date_from" type="date" required max={today} value={attr(values.date_from)} />
+              <input
+                name="date_from"
+                required
+                pattern={RU_DATE}
+                placeholder="дд.мм.гггг"
+                inputmode="numeric"
+                value={attr(values.date_from)}
+              />
             </label>
             <label>
               По дату (включительно, не больше 31 дня)
-              <input name="date_to" type="date" required max={today} value={attr(values.date_to ?? today)} />
+              <input
+                name="date_to"
+                required
+                pattern={RU_DATE}
+                placeholder="дд.мм.гггг"
+                inputmode="numeric"
+                value={attr(values.date_to ?? formatDate(today))}
+              />
             </label>
             <div>
               <button type="submit">Заказать</button>
@@ -84,7 +97,7 @@ export function StatementsPage({
         <section class="card">
           <h2>Загрузить выписку из файла банка</h2>
           <p class="muted">
-            Для счетов с банком <code>file</code>: файл обмена 1С (kl_to_1c.txt), который выгружает
+            Для счетов банка «Файлы выписок 1С»: файл обмена 1С (kl_to_1c.txt), который выгружает
             интернет-банк; 1.02 или 1.03, Windows или DOS, до 50 МБ.
           </p>
           <PostForm
@@ -153,27 +166,29 @@ export function StatementsPage({
               <th>Источник</th>
               <th>Операций</th>
               <th>Получена</th>
-              <th>statement_id</th>
               <th>Скачать</th>
             </tr>
           </thead>
           <tbody>
             {statements.map((s) => (
-              <tr>
+              <tr data-statement-id={s.statement_id}>
                 <td class="small" safe>
-                  {formatTime(s.created_at)}
+                  {formatDateTime(s.created_at, frame.timeZone)}
                 </td>
-                <td safe>
-                  {accountById.get(s.bank_account_id)
-                    ? `${accountById.get(s.bank_account_id)?.alias} ${s.account_number_masked}`
-                    : s.account_number_masked}
+                <td>
+                  <span safe>{accountById.get(s.bank_account_id)?.alias ?? ""}</span>{" "}
+                  <span class="mono nowrap" safe>
+                    {s.account_number_masked}
+                  </span>
                 </td>
-                <td safe>{`${s.date_from} — ${s.date_to}`}</td>
+                <td class="period" safe>
+                  {formatPeriod(s.date_from, s.date_to)}
+                </td>
                 <td>
                   <Badge kind={STATUS_BADGE[s.status]} text={STATUS_LABEL[s.status]} />
                   {s.error ? (
                     <div class="small muted" safe>
-                      {`${s.error.code}: ${s.error.message}`}
+                      {s.error.message}
                     </div>
                   ) : (
                     ""
@@ -186,10 +201,7 @@ export function StatementsPage({
                   {s.operations_count === undefined ? "" : String(s.operations_count)}
                 </td>
                 <td class="small" safe>
-                  {formatTime(s.fetched_at)}
-                </td>
-                <td class="mono small" safe>
-                  {s.statement_id}
+                  {formatDateTime(s.fetched_at, frame.timeZone)}
                 </td>
                 <td class="actions">
                   {s.status === "ready" ? (

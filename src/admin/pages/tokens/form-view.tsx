@@ -1,17 +1,18 @@
 // Token forms: creation (one per purpose: the agent form has no payment rights at all) and editing.
 import type { TokenPurpose } from "../../../auth/tokens";
 import type { BankAccountView, CompanyView, TokenView } from "../../model";
+import { bankName, formatDateTime } from "../format";
 import {
   attr,
   ErrorBox,
   type FormValues,
-  formatTime,
   Layout,
   Options,
   PostForm,
   type SignedInFrame,
+  WithPrefixes,
 } from "../layout";
-import { PURPOSE_LABEL } from "./view";
+import { MODE_LABEL, PURPOSE_LABEL } from "./view";
 
 /** Checkbox rows for per-account allows; the agent form has no payments column. */
 function AccountAllows({
@@ -36,7 +37,15 @@ function AccountAllows({
       <tbody>
         {accounts.map((a) => (
           <tr>
-            <td safe>{`${a.alias} ${a.account_number_masked} (${a.bank})`}</td>
+            <td>
+              <span safe>{a.alias}</span>{" "}
+              <span class="mono nowrap" safe>
+                {a.account_number_masked}
+              </span>{" "}
+              <span class="muted" safe>
+                {`(${bankName(a.bank)})`}
+              </span>
+            </td>
             <td>
               <input
                 type="checkbox"
@@ -84,8 +93,13 @@ function LimitsFields({ values }: { values: FormValues }) {
         />
       </label>
       <label>
-        Действует до (UTC, необязательно)
-        <input name="expires_at" type="datetime-local" value={attr(values.expires_at)} />
+        Действует до (необязательно)
+        <input
+          name="expires_at"
+          pattern="\d{2}\.\d{2}\.\d{4}( \d{2}:\d{2})?"
+          placeholder="дд.мм.гггг чч:мм"
+          value={attr(values.expires_at)}
+        />
       </label>
     </>
   );
@@ -132,8 +146,8 @@ export function NewTokenPage({
             <select name="mode">
               <Options
                 items={[
-                  ["test", "test (svc_test_…, только sandbox-банки)"],
-                  ["live", "live (svc_live_…)"],
+                  ["test", "тестовый (svc_test_…, только тестовые банки)"],
+                  ["live", "рабочий (svc_live_…)"],
                 ]}
                 // test first and chosen unless asked: a new installation's accounts are sandbox accounts.
                 selected={values.mode ?? "test"}
@@ -201,15 +215,17 @@ export function EditTokenPage({
     name: token.name,
     allowed_ips: token.allowed_ips.join("\n"),
     rate_limit_per_minute: token.rate_limit_is_default ? "" : String(token.rate_limit_per_minute),
-    expires_at: token.expires_at ? token.expires_at.slice(0, 16) : "",
+    expires_at: formatDateTime(token.expires_at, frame.timeZone),
   };
   return (
     <Layout frame={frame}>
-      <h1 safe>{`Токен ${token.token_prefix}… (${token.name})`}</h1>
+      <h1>
+        <WithPrefixes text={`Токен ${token.token_prefix}… (${token.name})`} />
+      </h1>
       <section class="card">
         <ErrorBox message={error} />
         <p class="small muted" safe>
-          {`Компания: ${company?.name ?? token.company_id} · назначение: ${PURPOSE_LABEL[token.purpose]} · режим: ${token.mode} · создан: ${formatTime(token.created_at)}${token.revoked_at ? ` · отозван: ${formatTime(token.revoked_at)}` : ""}`}
+          {`Компания: ${company?.name ?? token.company_id} · назначение: ${PURPOSE_LABEL[token.purpose]} · режим: ${MODE_LABEL[token.mode] ?? token.mode} · создан: ${formatDateTime(token.created_at, frame.timeZone)}${token.revoked_at ? ` · отозван: ${formatDateTime(token.revoked_at, frame.timeZone)}` : ""}`}
         </p>
         <PostForm action={`/admin/tokens/${token.api_token_id}`} csrf={frame.csrf} class="grid">
           <label>

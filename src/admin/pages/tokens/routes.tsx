@@ -3,8 +3,8 @@ import type { TokenPurpose } from "../../../auth/tokens";
 import { ApiError } from "../../../core/errors";
 import { isUuid } from "../../../core/ids";
 import type { TokenGrantInput } from "../../model";
-import { asUtc, attempt, nonEmpty, type Outcome, type PageKit, page, redirect } from "../kit";
-import type { FormValues } from "../layout";
+import { attempt, instantOf, nonEmpty, type Outcome, type PageKit, page, redirect } from "../kit";
+import { ConfirmPage, type FormValues } from "../layout";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
 import type { AdminSession } from "../session";
 import { randomSecret } from "../session";
@@ -139,7 +139,7 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
               accounts: grantsOf(form),
               allowed_ips: ipsOf(form.allowed_ips),
               rate_limit_per_minute: rateLimitOf(form.rate_limit_per_minute),
-              expires_at: asUtc(nonEmpty(form.expires_at)) ?? null,
+              expires_at: instantOf(nonEmpty(form.expires_at), deps.timezone) ?? null,
             },
             actorOf(ctx),
           ),
@@ -192,7 +192,7 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
               accounts: grantsOf(form),
               allowed_ips: ipsOf(form.allowed_ips),
               rate_limit_per_minute: rateLimitOf(form.rate_limit_per_minute),
-              expires_at: asUtc(nonEmpty(form.expires_at)) ?? null,
+              expires_at: instantOf(nonEmpty(form.expires_at), deps.timezone) ?? null,
             },
             actorOf(ctx),
           ),
@@ -205,13 +205,26 @@ export function tokenRoutes(kit: PageKit): PageRoute[] {
     ),
     post(
       "/admin/tokens/:id/revoke",
-      action((session, _form, ctx) => {
+      action((session, form, ctx) => {
         const id = ctx.params.id ?? "";
         if (!isUuid(id)) throw new ApiError("not_found", "Токен не найден");
+        if (form.confirm !== "yes") {
+          const current = admin.tokens.view(id);
+          return page(
+            <ConfirmPage
+              frame={signedInFrame(session, "Отозвать токен", "tokens")}
+              heading="Отозвать токен?"
+              text={`Токен ${current.token_prefix}… (${current.name}) перестанет действовать со следующего запроса.`}
+              action={`/admin/tokens/${id}/revoke`}
+              confirmLabel="Да, отозвать"
+              back="/admin/tokens"
+            />,
+          );
+        }
         const token = admin.tokens.revoke(id, actorOf(ctx));
         return flashThen(session, `Токен ${token.token_prefix}… (${token.name}) отозван`, "/admin/tokens");
       }),
-      { detail: pageDoc("Admin pages: revoke a token", "form") },
+      { detail: pageDoc("Admin pages: revoke a token (without confirm=yes: the confirmation page)", "form") },
     ),
   ];
 }

@@ -1,7 +1,8 @@
 // Token pages that show tokens: the list, and the one-time page with a new token's raw value.
 import type { TokenPurpose } from "../../../auth/tokens";
 import type { BankAccountView, CompanyView, TokenView } from "../../model";
-import { Badge, formatTime, Layout, Options, RevokeForm, type SignedInFrame } from "../layout";
+import { formatDateTime } from "../format";
+import { Badge, Layout, Options, RevokeForm, type SignedInFrame } from "../layout";
 
 function tokenStatus(token: TokenView, now: Date): { kind: "ok" | "bad" | "warn"; text: string } {
   if (token.revoked_at !== null) return { kind: "bad", text: "отозван" };
@@ -10,10 +11,26 @@ function tokenStatus(token: TokenView, now: Date): { kind: "ok" | "bad" | "warn"
   return { kind: "ok", text: "активен" };
 }
 
-export const PURPOSE_LABEL: Record<TokenPurpose, string> = { integration: "интеграция", mcp: "агент (mcp)" };
+export const PURPOSE_LABEL: Record<TokenPurpose, string> = { integration: "интеграция", mcp: "агент (MCP)" };
+/** A token's mode: test tokens reach only the test banks. */
+export const MODE_LABEL: Record<string, string> = { test: "тестовый", live: "рабочий" };
 
-function accountLabel(a: BankAccountView | undefined, id: string): string {
-  return a ? `${a.alias} ${a.account_number_masked}` : id;
+/** An account in a cell: its alias and its masked number, the number never split. */
+function AccountMention({ account, id }: { account: BankAccountView | undefined; id: string }) {
+  if (!account)
+    return (
+      <span class="mono" safe>
+        {id}
+      </span>
+    );
+  return (
+    <>
+      <span safe>{account.alias}</span>{" "}
+      <span class="mono nowrap" safe>
+        {account.account_number_masked}
+      </span>
+    </>
+  );
 }
 
 export function TokensPage({
@@ -72,24 +89,27 @@ export function TokensPage({
             <tr>
               <th>Имя, префикс</th>
               <th>Компания</th>
-              <th>Назначение, режим</th>
-              <th>Права</th>
+              <th>Назначение, права</th>
               <th>Счета</th>
-              <th>IP</th>
-              <th>Лимит/мин</th>
-              <th>Последнее использование</th>
+              <th>Ограничения</th>
+              <th>Использован</th>
               <th>Статус</th>
-              <th></th>
             </tr>
           </thead>
           <tbody>
             {tokens.map((tk) => {
               const status = tokenStatus(tk, now);
+              const rights = [
+                tk.scopes.read_statements ? "чтение выписок" : "",
+                tk.scopes.send_payments ? "платежи" : "",
+              ]
+                .filter(Boolean)
+                .join(", ");
               return (
                 <tr data-token-id={tk.api_token_id}>
                   <td>
                     <div safe>{tk.name}</div>
-                    <div class="mono small muted" safe>
+                    <div class="mono small muted nowrap" safe>
                       {`${tk.token_prefix}…`}
                     </div>
                   </td>
@@ -97,26 +117,21 @@ export function TokensPage({
                   <td>
                     <div safe>{PURPOSE_LABEL[tk.purpose]}</div>
                     <div class="small muted" safe>
-                      {tk.mode}
+                      {`${MODE_LABEL[tk.mode] ?? tk.mode}; ${rights || "без прав"}`}
                     </div>
-                  </td>
-                  <td class="small" safe>
-                    {[
-                      tk.scopes.read_statements ? "чтение выписок" : "",
-                      tk.scopes.send_payments ? "платежи" : "",
-                    ]
-                      .filter(Boolean)
-                      .join(", ") || "—"}
                   </td>
                   <td class="small">
                     {tk.accounts.map((g) => (
-                      <div safe>
-                        {`${accountLabel(accountById.get(g.bank_account_id), g.bank_account_id)}: ${[
-                          g.allow_read_statements ? "чтение" : "",
-                          g.allow_send_payments ? "платежи" : "",
-                        ]
-                          .filter(Boolean)
-                          .join(", ")}`}
+                      <div>
+                        <AccountMention account={accountById.get(g.bank_account_id)} id={g.bank_account_id} />
+                        <span safe>
+                          {`: ${[
+                            g.allow_read_statements ? "чтение" : "",
+                            g.allow_send_payments ? "платежи" : "",
+                          ]
+                            .filter(Boolean)
+                            .join(", ")}`}
+                        </span>
                         {tk.purpose === "integration" &&
                         tk.scopes.read_statements &&
                         g.allow_read_statements &&
@@ -137,22 +152,32 @@ export function TokensPage({
                       </div>
                     ))}
                   </td>
-                  <td class="mono small" safe>
-                    {tk.allowed_ips.length ? tk.allowed_ips.join(", ") : "любой"}
-                  </td>
-                  <td class="num" safe>
-                    {tk.rate_limit_is_default
-                      ? `${tk.rate_limit_per_minute} (по умолч.)`
-                      : String(tk.rate_limit_per_minute)}
+                  <td class="small">
+                    <div>
+                      {tk.allowed_ips.length ? (
+                        tk.allowed_ips.map((ip) => (
+                          <div class="mono" safe>
+                            {ip}
+                          </div>
+                        ))
+                      ) : (
+                        <span>с любого адреса</span>
+                      )}
+                    </div>
+                    <div class="muted" safe>
+                      {tk.rate_limit_is_default
+                        ? `${tk.rate_limit_per_minute} в минуту (по умолчанию)`
+                        : `${tk.rate_limit_per_minute} в минуту`}
+                    </div>
                   </td>
                   <td class="small" safe>
-                    {formatTime(tk.last_used_at) || "—"}
-                  </td>
-                  <td>
-                    <Badge kind={status.kind} text={status.text} />
+                    {formatDateTime(tk.last_used_at, frame.timeZone) || "—"}
                   </td>
                   <td class="actions">
-                    <a href={`/admin/tokens/${tk.api_token_id}`}>Изменить</a>{" "}
+                    <Badge kind={status.kind} text={status.text} />
+                    <div>
+                      <a href={`/admin/tokens/${tk.api_token_id}`}>Изменить</a>
+                    </div>
                     {tk.revoked_at === null ? (
                       <RevokeForm
                         action={`/admin/tokens/${tk.api_token_id}/revoke`}
@@ -198,7 +223,7 @@ export function TokenCreatedPage({
           </button>
         </div>
         <p class="small muted" safe>
-          {`Имя: ${token.name} · префикс: ${token.token_prefix}… · назначение: ${PURPOSE_LABEL[token.purpose]} · режим: ${token.mode}`}
+          {`Имя: ${token.name} · префикс: ${token.token_prefix}… · назначение: ${PURPOSE_LABEL[token.purpose]} · режим: ${MODE_LABEL[token.mode] ?? token.mode}`}
         </p>
         <p>
           <a class="button secondary" href="/admin/tokens">
