@@ -4,6 +4,7 @@ import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { embeddedMigrations } from "./migrations.gen";
 import * as schema from "./schema";
+import { applyPragmas, openReadOnlyFile } from "./sqlite/connection";
 import { makePrivateParent, privateFile, tightenMode } from "./sqlite/private-files";
 import { WalIndexHeader } from "./sqlite/wal-index-header";
 
@@ -16,19 +17,6 @@ export interface OpenedDatabase {
   walHeader: WalIndexHeader | null;
   /** Last of all the process's connections to the file (it releases the header's descriptor). */
   close(): void;
-}
-
-/** How long a statement waits for another connection's lock before SQLITE_BUSY. */
-export const BUSY_TIMEOUT_MS = 5000;
-
-function applyPragmas(sqlite: Database, readOnly: boolean): void {
-  // bun:sqlite has no lock timeout of its own.
-  sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  if (!readOnly) {
-    sqlite.exec("PRAGMA journal_mode = WAL");
-    sqlite.exec("PRAGMA synchronous = NORMAL");
-  }
-  sqlite.exec("PRAGMA foreign_keys = ON");
 }
 
 export function openDatabase(path: string): OpenedDatabase {
@@ -57,31 +45,12 @@ export function openDatabase(path: string): OpenedDatabase {
 }
 
 /**
- * Another connection that writes to the same file, with the same settings as the server's (a
- * worker thread's: the statement imports). Its commits are other connections' changes to the
- * server's row caches, as `svc admin`'s are.
- */
-export function openWriter(path: string): Database {
-  const sqlite = new Database(path, { strict: true });
-  applyPragmas(sqlite, false);
-  return sqlite;
-}
-
-/**
  * A second connection that SQLite itself refuses to write through (SQLITE_OPEN_READONLY plus
  * query_only): what the agent tools read with. For ":memory:" databases, which cannot be shared
  * between connections, the caller gets a query_only view of the same connection instead.
  */
 export function openReadOnly(path: string, primary: Database): Database {
   return path === ":memory:" ? primary : openReadOnlyFile(path);
-}
-
-/** A read-only connection to a database file (the agent tools', a worker thread's reads). */
-export function openReadOnlyFile(path: string): Database {
-  const ro = new Database(path, { readonly: true, strict: true });
-  applyPragmas(ro, true);
-  ro.exec("PRAGMA query_only = ON");
-  return ro;
 }
 
 export function embeddedMigrationMeta(): MigrationMeta[] {

@@ -10,14 +10,7 @@ import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
 import type { RateLimiter } from "../core/rate-window";
 import type { ExportReads } from "./export-reads";
-import {
-  BUSY_TIMEOUT_MS,
-  migrate,
-  migrationState,
-  type OpenedDatabase,
-  openDatabase,
-  openReadOnly,
-} from "./open";
+import { migrate, migrationState, type OpenedDatabase, openDatabase, openReadOnly } from "./open";
 import { CACHED_TABLES, PgChangeFeed } from "./pg/change-feed";
 import { connectPostgres, describeDatabaseUrl } from "./pg/connect";
 import { PostgresExportQueries } from "./pg/export-reads";
@@ -28,6 +21,7 @@ import { PgSyncClient } from "./pg/sync-client";
 import type { CacheChanges } from "./row-cache";
 import { type OperationSearches, searchesHere, searchesInThreads } from "./search-threads";
 import { type SqlPort, sqlitePort } from "./sql-port";
+import { BUSY_TIMEOUT_MS } from "./sqlite/connection";
 import { ExportQueries } from "./sqlite/export-reads";
 import { ExternalChanges } from "./sqlite/external-changes";
 import { WalCheckpointer } from "./sqlite/wal-checkpointer";
