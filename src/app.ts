@@ -156,6 +156,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
       statementRoutes({
         guard: services.guard,
         service: services.statements,
+        audit: services.audit,
         ...download,
       }),
     )
