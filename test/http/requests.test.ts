@@ -456,6 +456,18 @@ describe("health and documentation", () => {
     expect(res.headers.get("content-type")).toContain("text/html");
     expect(await res.text()).toContain("<html");
   });
+
+  test("/ is a small Russian page linking the admin pages and /docs, under the pages' headers", async () => {
+    const t = makeTestApp();
+    const res = await t.request("GET", "/");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'self'");
+    const html = await res.text();
+    expect(html).toContain('lang="ru"');
+    expect(html).toContain('href="/admin"');
+    expect(html).toContain('href="/docs"');
+  });
 });
 
 describe("access log", () => {
