@@ -30,7 +30,7 @@ function close(s: ObjectLike): void {
 }
 
 /** The path of the first field of `value` that the closed `schema` does not name, or null. */
-export function unknownField(schema: TSchema, value: unknown, path = ""): string | null {
+function unknownField(schema: TSchema, value: unknown, path = ""): string | null {
   const s = schema as ObjectLike;
   if (s.type === "object" && s.properties && isPlainObject(value)) {
     for (const [key, v] of Object.entries(value)) {

@@ -4,10 +4,12 @@
 // admin API, the admin pages and `svc admin`; a forbidden_account says why; the same 1C file
 // uploaded twice makes one statement.
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { withAccountKey } from "../../src/formats/validators";
 import { signIn } from "../helpers/admin-browser";
 import { BASE, json, makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
+import { svcAdminRun, tempDir } from "../helpers/server";
 import { bankFile, importFile, storedCounts } from "../statements/import-support";
 
 const BIK = "044525225";
@@ -106,6 +108,40 @@ describe("bank accounts", () => {
     expect(taken.status).toBe(409);
     expect(await taken.text()).toContain("Псевдоним main уже занят");
     expect(t.services.admin.accounts.list()).toHaveLength(1);
+  });
+  test("svc admin refuses a wrong control key, a taken alias and a test token's live account", async () => {
+    const dbPath = join(tempDir(), "svc.db");
+    const company = await svcAdminRun(dbPath, [
+      "company",
+      "create",
+      "--name",
+      "ООО А",
+      "--inn",
+      "7719617469",
+    ]);
+    const companyId = (JSON.parse(company.out) as { company_id: string }).company_id;
+    const account = (number: string, bank = "sandbox") => [
+      ...["account", "create", "--company", companyId, "--bank", bank],
+      ...["--number", number, "--bik", BIK, "--alias", "main"],
+    ];
+    const wrong = await svcAdminRun(dbPath, account(WRONG_KEY));
+    expect(wrong.code).toBe(1);
+    expect(JSON.parse(wrong.err)).toMatchObject({
+      error: { code: "validation_error", details: { field: "account_number" } },
+    });
+    const made = await svcAdminRun(dbPath, account(VALID, "file"));
+    expect(made.code).toBe(0);
+    const taken = await svcAdminRun(dbPath, account(withAccountKey("40702810900000008888", BIK)));
+    expect(JSON.parse(taken.err)).toMatchObject({ error: { code: "conflict", details: { field: "alias" } } });
+    const accountId = (JSON.parse(made.out) as { bank_account_id: string }).bank_account_id;
+    const token = await svcAdminRun(dbPath, [
+      ...["token", "create", "--company", companyId, "--purpose", "integration", "--mode", "test"],
+      ...["--read-statements", "--account", accountId],
+    ]);
+    expect(token.code).toBe(1);
+    expect(JSON.parse(token.err)).toMatchObject({
+      error: { code: "validation_error", details: { field: "accounts" } },
+    });
   });
 });
 
