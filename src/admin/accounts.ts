@@ -164,7 +164,7 @@ export function accountKeyProblem(accountNumber: string, bik: string): string | 
  * The alias an account gets when none is given: the number's last 4 digits, or more of them when
  * another account of the company already goes by those (two accounts must not look alike).
  */
-function defaultAlias(accountNumber: string, taken: Set<string>): string {
+export function defaultAlias(accountNumber: string, taken: Set<string>): string {
   for (const digits of [4, 6, 8, 10, 20]) {
     const alias = accountNumber.slice(-digits);
     if (!taken.has(alias)) return alias;
