@@ -18,6 +18,7 @@ import { withoutTrailingSlash } from "./http/route-path";
 import { agentDispatcher, mcpRoutes, relayRoutes } from "./mcp";
 import { OAUTH_SCOPE } from "./oauth/protocol";
 import { oauthRoutes } from "./oauth/routes";
+import { homePage } from "./ops/home";
 import { databaseWritableCheck } from "./ops/readiness";
 import { opsRoutes } from "./ops/routes";
 import { paymentRoutes } from "./payments/routes";
@@ -132,6 +133,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
       }),
     )
     .use(apiReference())
+    .use(homePage())
     .get("/healthz", () => ({ status: "ok" }), {
       detail: routeDoc("service", "Liveness; 200 once migrations are applied", [], { security: "none" }),
     })

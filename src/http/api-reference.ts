@@ -1,4 +1,3 @@
-// GET /: a small page linking the admin pages and the API reference.
 // GET /docs: the API reference, rendered by Swagger UI from /docs/json. Its script and
 // stylesheet come from the pinned swagger-ui-dist package, built into the binary: the page works
 // without internet, loads nothing from another origin, and runs under the same strict
@@ -9,7 +8,6 @@ import { Elysia } from "elysia";
 // past U+00FF, so the engine keeps all 1.7 MB of it at two bytes a character).
 import css from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import bundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
-import { routeDoc } from "./docs";
 import { securityHeaders } from "./security-headers";
 
 const START = `window.addEventListener("load", function () {
@@ -39,43 +37,11 @@ const ASSETS: Record<string, { body: () => string | Blob; type: string }> = {
   "start.js": { body: () => START, type: "text/javascript; charset=utf-8" },
 };
 
-/** GET /: where a person who opens the address the log prints goes next (decisions §19). */
-const HOME = `<!doctype html>
-<html lang="ru">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>svc</title>
-</head>
-<body>
-<h1>svc</h1>
-<p>Банковские выписки для учётных систем (REST API) и данные банка для ИИ-агентов (MCP).</p>
-<ul>
-<li><a href="/admin">Панель оператора</a> — компании, счета, токены, выписки, журнал аудита</li>
-<li><a href="/docs">Документация API</a> (описание OpenAPI: <a href="/docs/json">/docs/json</a>)</li>
-</ul>
-</body>
-</html>
-`;
-
 /** The tab icon of svc's pages (a browser asks for it on every site). */
 const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f3a5f"/><text x="16" y="23" font-family="sans-serif" font-size="20" font-weight="bold" fill="#fff" text-anchor="middle">s</text></svg>`;
 
 export function apiReference() {
   return new Elysia({ name: "api-reference" })
-    .get(
-      "/",
-      ({ set }) => {
-        Object.assign(set.headers, securityHeaders(), { "content-type": "text/html; charset=utf-8" });
-        return HOME;
-      },
-      {
-        detail: routeDoc("service", "A small page (Russian, HTML) linking the admin pages and /docs", [], {
-          security: "none",
-          success: { 200: "text/html" },
-        }),
-      },
-    )
     .get(
       "/favicon.ico",
       ({ set }) => {
