@@ -19,6 +19,7 @@ import { withoutTrailingSlash } from "./http/route-path";
 import { agentDispatcher, mcpRoutes, relayRoutes } from "./mcp";
 import { OAUTH_SCOPE } from "./oauth/protocol";
 import { oauthRoutes } from "./oauth/routes";
+import { homePage } from "./ops/home";
 import { databaseWritableCheck } from "./ops/readiness";
 import { opsRoutes } from "./ops/routes";
 import { paymentRoutes } from "./payments/routes";
@@ -134,6 +135,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
       }),
     )
     .use(apiReference())
+    .use(homePage())
     .get("/healthz", () => ({ status: "ok" }), {
       detail: routeDoc("service", "Liveness; 200 once migrations are applied", [], { security: "none" }),
     })
@@ -158,6 +160,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
       statementRoutes({
         guard: services.guard,
         service: services.statements,
+        audit: services.audit,
         ...download,
       }),
     )

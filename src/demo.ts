@@ -1,5 +1,6 @@
 // `svc serve --demo`: on an empty database, a demo company with one account on each sandbox
 // bank and one token of each purpose, printed once with ready-to-paste commands.
+import path from "node:path";
 import type { AdminServices } from "./admin/areas";
 import { withAccountKey } from "./formats/validators";
 
@@ -89,14 +90,24 @@ function signInLines(signIn: DemoSignIn): string[] {
   ];
 }
 
+/**
+ * How this `svc` is run from a shell, for the commands a banner suggests: the binary by its path,
+ * or the source through the project's own Bun (`svc` itself is on no PATH).
+ */
+function svcInvocation(): string {
+  if (!import.meta.url.includes("/$bunfs/")) return "node_modules/.bin/bun run cli/svc.ts";
+  const relative = path.relative(process.cwd(), process.execPath);
+  return relative.startsWith("..") || path.isAbsolute(relative) ? process.execPath : `./${relative}`;
+}
+
 /** A `--demo` start on a database that already holds data: where it is and what to do next. */
-export function demoAgainBanner(dbPath: string, signIn: DemoSignIn): string {
+export function demoAgainBanner(dbPath: string, signIn: DemoSignIn, svc = svcInvocation()): string {
   return [
     "",
     `Demo data already in ${dbPath}; its tokens were shown once, when it was created.`,
     ...signInLines(signIn),
     "New tokens: on the admin pages (Токены → Новый токен), or with",
-    "  svc admin token create --company <company_id> --purpose integration --read-statements --account <bank_account_id>",
+    `  SVC_DB_PATH=${dbPath} ${svc} admin token create --company <company_id> --purpose integration --read-statements --account <bank_account_id>`,
     `To start over: stop svc and delete ${dbPath} (with its -wal and -shm files); the next start makes new demo data.`,
     "",
   ].join("\n");

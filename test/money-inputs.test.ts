@@ -5,6 +5,7 @@
 // statement files, and the totals of those files.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { withAccountKey } from "../src/formats/validators";
 import { signIn } from "./helpers/admin-browser";
 import { BASE, json, makeTestApp, type TestApp } from "./helpers/app";
 import { expectError } from "./helpers/envelope";
@@ -26,7 +27,7 @@ describe("sandbox opening balance (admin API)", () => {
     return t.admin("POST", "/bank-accounts", {
       company_id: companyId,
       bank: "sandbox",
-      account_number: `4070281000000000${String(1000 + n)}`.slice(0, 20),
+      account_number: withAccountKey(`4070281000000000${String(1000 + n)}`.slice(0, 20), "044525225"),
       bik: "044525225",
       alias: `a${n}`,
       sandbox: { opening_balance: opening },
@@ -85,7 +86,8 @@ describe("svc admin account create --opening-balance", () => {
     for (const bad of ["1e308", "-5"]) {
       const run = await svcAdminRun(dbPath, [
         ...["account", "create", "--company", companyId, "--bank", "sandbox"],
-        ...["--number", "40702810900000000001", "--bik", "044525225", `--opening-balance=${bad}`],
+        ...["--number", withAccountKey("40702810900000000001", "044525225"), "--bik", "044525225"],
+        `--opening-balance=${bad}`,
       ]);
       expect({ bad, code: run.code, error: JSON.parse(run.err).error }).toMatchObject({
         bad,

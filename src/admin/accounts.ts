@@ -9,6 +9,7 @@ import type { BankAccountRecord, BankAccountRepository, CompanyRepository } from
 import type { BankConnectionRepository, ConnectionRecord, ConnectionStatus } from "../db/repos/connections";
 import { maskAccountNumber } from "../formats/mask";
 import { formatKopecks, kopecksToJsonNumber, rublesToKopecks } from "../formats/money";
+import { isValidAccountKey } from "../formats/validators";
 import type { AdminActor, AdminAreaDeps } from "./audit";
 import type { BankAccountView, CreateBankAccountInput } from "./model";
 
@@ -44,10 +45,18 @@ export class AdminAccounts {
       throw validationError("account_number", "Номер счёта: ровно 20 цифр");
     }
     if (!/^\d{9}$/.test(input.bik)) throw validationError("bik", "БИК: ровно 9 цифр");
+    const keyProblem = accountKeyProblem(input.account_number, input.bik);
+    if (keyProblem) throw validationError("account_number", keyProblem);
     const currency = input.currency ?? "RUB";
     if (!/^[A-Z]{3}$/.test(currency)) throw validationError("currency", "Валюта: три заглавные буквы (RUB)");
-    const alias = input.alias ?? input.account_number.slice(-4);
+    const aliases = new Set(this.deps.accounts.list(company.id).map((a) => a.alias));
+    const alias = input.alias ?? defaultAlias(input.account_number, aliases);
     if (!ALIAS_RE.test(alias)) throw validationError("alias", ALIAS_MESSAGE);
+    if (aliases.has(alias)) {
+      throw new ApiError("conflict", `Псевдоним ${alias} уже занят другим счётом этой компании`, {
+        field: "alias",
+      });
+    }
     const sandbox = sandboxSettings(input);
 
     const adapter = this.deps.bankAdapter(input.bank);
@@ -139,6 +148,28 @@ export class AdminAccounts {
       throw validationError("credentials", "Хранение реквизитов банка невозможно: не задан SVC_SECRET_KEY");
     }
   }
+}
+
+/**
+ * Why an account number cannot be at this BIK (its control key, the rule the payment upload
+ * checks too), or null when it can.
+ */
+export function accountKeyProblem(accountNumber: string, bik: string): string | null {
+  return isValidAccountKey(accountNumber, bik)
+    ? null
+    : "Номер счёта не сходится с БИК: неверный контрольный ключ (9-я цифра); проверьте номер счёта и БИК";
+}
+
+/**
+ * The alias an account gets when none is given: the number's last 4 digits, or more of them when
+ * another account of the company already goes by those (two accounts must not look alike).
+ */
+export function defaultAlias(accountNumber: string, taken: Set<string>): string {
+  for (const digits of [4, 6, 8, 10, 20]) {
+    const alias = accountNumber.slice(-digits);
+    if (!taken.has(alias)) return alias;
+  }
+  return accountNumber;
 }
 
 /** The state a new login starts in, as its bank's check says (refused: validation_error). */

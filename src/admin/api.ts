@@ -5,6 +5,7 @@ import type { SqlSandboxRequestLog } from "../banks/sandbox/sql-request-log";
 import type { ErrorCode } from "../core/errors";
 import { adminAuth, type BearerRefusals } from "../http/admin-auth";
 import { bodyPolicyOption } from "../http/body-policy";
+import { refuseUnknownFields } from "../http/closed-body";
 import { JSON_BODY, routeDoc, type SuccessDoc } from "../http/docs";
 import type { OAuthService } from "../oauth/service";
 import { BalanceSchema, StatementPageSchema, StatementSchema } from "../statements/model";
@@ -83,6 +84,7 @@ export function adminApi({
       .post("/companies", ({ body, actor, status }) => status(201, admin.companies.create(body, actor)), {
         bodyPolicy: JSON_BODY,
         body: CreateCompanyBody,
+        transform: refuseUnknownFields(CreateCompanyBody),
         detail: doc("Create a company", [], {
           201: { description: "Company created", schema: CompanySchema },
         }),
@@ -93,6 +95,7 @@ export function adminApi({
       .post("/bank-accounts", ({ body, actor, status }) => status(201, admin.accounts.create(body, actor)), {
         bodyPolicy: JSON_BODY,
         body: CreateBankAccountBody,
+        transform: refuseUnknownFields(CreateBankAccountBody),
         detail: doc("Create a bank account", ["not_found"], {
           201: { description: "Account created", schema: BankAccountSchema },
         }),
@@ -108,6 +111,7 @@ export function adminApi({
           bodyPolicy: JSON_BODY,
           params: IdParams,
           body: CredentialsBody,
+          transform: refuseUnknownFields(CredentialsBody),
           detail: doc(
             "Replace the bank login of the account's connection (shared by the accounts reached through it)",
             ["not_found"],
@@ -153,6 +157,7 @@ export function adminApi({
         {
           bodyPolicy: JSON_BODY,
           body: ImportAccountsBody,
+          transform: refuseUnknownFields(ImportAccountsBody),
           detail: doc(
             "Add accounts the bank shows through an existing account's login (same company, environment and login)",
             ["not_found", "conflict", "bank_not_supported", "bank_error"],
@@ -163,6 +168,7 @@ export function adminApi({
       .post("/tokens", ({ body, actor, status }) => status(201, admin.tokens.create(body, actor)), {
         bodyPolicy: JSON_BODY,
         body: CreateTokenBody,
+        transform: refuseUnknownFields(CreateTokenBody),
         detail: doc("Create a token (the raw value is returned only here)", ["not_found"], {
           201: { description: "Token created", schema: CreatedTokenSchema },
         }),
@@ -175,6 +181,7 @@ export function adminApi({
         params: IdParams,
         bodyPolicy: JSON_BODY,
         body: PatchTokenBody,
+        transform: refuseUnknownFields(PatchTokenBody),
         detail: doc("Change a token", ["not_found"], ok(TokenSchema, "The token as changed")),
       })
       .post("/tokens/:id/revoke", ({ params, actor }) => admin.tokens.revoke(params.id, actor), {
@@ -242,6 +249,7 @@ export function adminApi({
         {
           bodyPolicy: JSON_BODY,
           body: UiOrderBody,
+          transform: refuseUnknownFields(UiOrderBody),
           detail: doc('Order a statement via the UI (source "ui")', ["not_found", "bank_not_supported"], {
             201: { description: "Ordered", schema: StatementSchema },
           }),
@@ -283,6 +291,7 @@ export function adminApi({
         {
           bodyPolicy: JSON_BODY,
           body: OAuthApproveBody,
+          transform: refuseUnknownFields(OAuthApproveBody),
           detail: doc(
             "Approve: the client gets the chosen company's chosen accounts (read-only); redirect_to carries the code",
             ["not_found", "conflict"],

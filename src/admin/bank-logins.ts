@@ -8,7 +8,14 @@ import { newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import type { BankAccountRecord, BankAccountRepository } from "../db/repos/accounts";
 import type { BankConnectionRepository } from "../db/repos/connections";
-import { type AdminAccounts, ALIAS_MESSAGE, ALIAS_RE, loginStatus } from "./accounts";
+import {
+  type AdminAccounts,
+  ALIAS_MESSAGE,
+  ALIAS_RE,
+  accountKeyProblem,
+  defaultAlias,
+  loginStatus,
+} from "./accounts";
 import type { AdminActor, AdminAreaDeps } from "./audit";
 import type { BankAccountView, DiscoveredAccountsView, ImportAccountsInput } from "./model";
 
@@ -152,6 +159,8 @@ export class BankLogins {
   async import(input: ImportAccountsInput, actor: AdminActor = {}): Promise<BankAccountView[]> {
     const source = this.deps.adminAccounts.find(input.bank_account_id);
     const shown = await this.discover(source.id);
+    // The entry checks of an account added by hand (accounts.ts), over this request's accounts too.
+    const taken = new Set(this.deps.accounts.list(source.companyId).map((a) => a.alias));
     const chosen = input.accounts.map((wanted, i) => {
       const match = shown.accounts.find(
         (a) => a.account_number === wanted.account_number && a.bik === wanted.bik,
@@ -168,8 +177,16 @@ export class BankLogins {
           bank_account_id: match.bank_account_id,
         });
       }
-      const alias = wanted.alias ?? wanted.account_number.slice(-4);
+      const keyProblem = accountKeyProblem(match.account_number, match.bik);
+      if (keyProblem) throw validationError(`accounts[${i}].account_number`, keyProblem);
+      const alias = wanted.alias ?? defaultAlias(wanted.account_number, taken);
       if (!ALIAS_RE.test(alias)) throw validationError(`accounts[${i}].alias`, ALIAS_MESSAGE);
+      if (taken.has(alias)) {
+        throw new ApiError("conflict", `Псевдоним ${alias} уже занят другим счётом этой компании`, {
+          field: `accounts[${i}].alias`,
+        });
+      }
+      taken.add(alias);
       return { ...match, alias };
     });
     const ids = chosen.map(() => newId());

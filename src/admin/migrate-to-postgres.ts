@@ -9,6 +9,7 @@ import { connectPostgres, describeDatabaseUrl } from "../db/pg/connect";
 import { copySqliteToPostgres } from "../db/pg/copy-from-sqlite";
 import { migratePostgres } from "../db/pg/migrate";
 import { acquireServeLock } from "../db/sqlite/serve-lock";
+import { storedRowChecker } from "./entry-rules";
 
 export class MigrateToPostgresUsage extends Error {}
 
@@ -26,7 +27,7 @@ export async function migrateToPostgres(config: Config): Promise<number> {
   try {
     migrate(source.db);
     await migratePostgres(target, url);
-    const { tables } = await copySqliteToPostgres(source.sqlite, target);
+    const { tables } = await copySqliteToPostgres(source.sqlite, target, { check: storedRowChecker() });
     const keyFile = secretKeyFileOf(config.dbPath);
     console.log(
       JSON.stringify(

@@ -5,6 +5,7 @@ import { t } from "elysia";
 import type { AuditEntry } from "../audit/audit-log";
 import type { SandboxRequestView } from "../banks/sandbox/sql-request-log";
 import type { Same } from "../core/same-type";
+import { closed } from "../http/closed-body";
 
 const uuid = t.String({ format: "uuid" });
 const nullableInt = t.Union([t.Integer(), t.Null()]);
@@ -13,26 +14,30 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 // ---- requests
 
-export const CreateCompanyBody = t.Object({
-  name: t.String(),
-  inn: t.String(),
-  kpp: t.Optional(nullableString),
-});
+export const CreateCompanyBody = closed(
+  t.Object({
+    name: t.String(),
+    inn: t.String(),
+    kpp: t.Optional(nullableString),
+  }),
+);
 export type CreateCompanyInput = Static<typeof CreateCompanyBody>;
 
-export const CreateBankAccountBody = t.Object({
-  company_id: uuid,
-  bank: t.String(),
-  account_number: t.String(),
-  bik: t.String(),
-  currency: t.Optional(t.String()),
-  alias: t.Optional(t.String()),
-  credentials: t.Optional(t.Record(t.String(), t.Unknown())),
-  environment: t.Optional(t.Union([t.Literal("production"), t.Literal("sandbox")])),
-  sandbox: t.Optional(
-    t.Object({ ops_per_day: t.Optional(t.Integer()), opening_balance: t.Optional(t.Number()) }),
-  ),
-});
+export const CreateBankAccountBody = closed(
+  t.Object({
+    company_id: uuid,
+    bank: t.String(),
+    account_number: t.String(),
+    bik: t.String(),
+    currency: t.Optional(t.String()),
+    alias: t.Optional(t.String()),
+    credentials: t.Optional(t.Record(t.String(), t.Unknown())),
+    environment: t.Optional(t.Union([t.Literal("production"), t.Literal("sandbox")])),
+    sandbox: t.Optional(
+      t.Object({ ops_per_day: t.Optional(t.Integer()), opening_balance: t.Optional(t.Number()) }),
+    ),
+  }),
+);
 export type CreateBankAccountInput = Static<typeof CreateBankAccountBody>;
 
 export const TokenGrantBody = t.Object({
@@ -49,26 +54,30 @@ const tokenSettings = {
   expires_at: t.Optional(nullableString),
 };
 
-export const CreateTokenBody = t.Object({
-  company_id: uuid,
-  name: t.String(),
-  purpose: t.Union([t.Literal("integration"), t.Literal("mcp")]),
-  mode: t.Optional(t.Union([t.Literal("live"), t.Literal("test")])),
-  scope_read_statements: t.Optional(t.Boolean()),
-  scope_send_payments: t.Optional(t.Boolean()),
-  ...tokenSettings,
-});
+export const CreateTokenBody = closed(
+  t.Object({
+    company_id: uuid,
+    name: t.String(),
+    purpose: t.Union([t.Literal("integration"), t.Literal("mcp")]),
+    mode: t.Optional(t.Union([t.Literal("live"), t.Literal("test")])),
+    scope_read_statements: t.Optional(t.Boolean()),
+    scope_send_payments: t.Optional(t.Boolean()),
+    ...tokenSettings,
+  }),
+);
 export type CreateTokenInput = Static<typeof CreateTokenBody>;
 
-export const PatchTokenBody = t.Object({
-  name: t.Optional(t.String()),
-  scopes: t.Optional(
-    t.Object({ read_statements: t.Optional(t.Boolean()), send_payments: t.Optional(t.Boolean()) }),
-  ),
-  scope_read_statements: t.Optional(t.Boolean()),
-  scope_send_payments: t.Optional(t.Boolean()),
-  ...tokenSettings,
-});
+export const PatchTokenBody = closed(
+  t.Object({
+    name: t.Optional(t.String()),
+    scopes: t.Optional(
+      t.Object({ read_statements: t.Optional(t.Boolean()), send_payments: t.Optional(t.Boolean()) }),
+    ),
+    scope_read_statements: t.Optional(t.Boolean()),
+    scope_send_payments: t.Optional(t.Boolean()),
+    ...tokenSettings,
+  }),
+);
 export type PatchTokenInput = Static<typeof PatchTokenBody>;
 
 export const AuditLogQuery = t.Object({
@@ -91,7 +100,9 @@ export const IdParams = t.Object({ id: uuid });
 export const CompanyFilterQuery = t.Object({ company_id: t.Optional(uuid) });
 export const AccountFilterQuery = t.Object({ bank_account_id: t.Optional(uuid) });
 
-export const UiOrderBody = t.Object({ bank_account_id: uuid, date_from: t.String(), date_to: t.String() });
+export const UiOrderBody = closed(
+  t.Object({ bank_account_id: uuid, date_from: t.String(), date_to: t.String() }),
+);
 
 export const AdminStatementsQuery = t.Object({
   company_id: t.Optional(uuid),
@@ -134,18 +145,20 @@ export const BankAccountSchema = Type.Object({
 });
 export type BankAccountView = Static<typeof BankAccountSchema>;
 
-export const OAuthApproveBody = t.Object({
-  company_id: uuid,
-  accounts: t.Array(t.Object({ bank_account_id: uuid }), { minItems: 1, maxItems: 500 }),
-  scope: t.Optional(t.String({ maxLength: 200, description: 'Narrower than asked: "" grants no scope' })),
-});
+export const OAuthApproveBody = closed(
+  t.Object({
+    company_id: uuid,
+    accounts: t.Array(t.Object({ bank_account_id: uuid }), { minItems: 1, maxItems: 500 }),
+    scope: t.Optional(t.String({ maxLength: 200, description: 'Narrower than asked: "" grants no scope' })),
+  }),
+);
 export const RedirectToSchema = Type.Object({
   redirect_to: Type.String({
     description: "Where the operator's browser goes next: the client's redirect URI",
   }),
 });
 
-export const CredentialsBody = t.Object({ credentials: t.Record(t.String(), t.Unknown()) });
+export const CredentialsBody = closed(t.Object({ credentials: t.Record(t.String(), t.Unknown()) }));
 
 export const DiscoveredAccountsQuery = t.Object({ bank_account_id: uuid });
 export const DiscoveredAccountsSchema = Type.Object({
@@ -163,16 +176,18 @@ export const DiscoveredAccountsSchema = Type.Object({
 });
 export type DiscoveredAccountsView = Static<typeof DiscoveredAccountsSchema>;
 
-export const ImportAccountsBody = t.Object({
-  bank_account_id: uuid,
-  accounts: t.Array(
-    t.Object({ account_number: t.String(), bik: t.String(), alias: t.Optional(t.String()) }),
-    {
-      minItems: 1,
-      maxItems: 100,
-    },
-  ),
-});
+export const ImportAccountsBody = closed(
+  t.Object({
+    bank_account_id: uuid,
+    accounts: t.Array(
+      t.Object({ account_number: t.String(), bik: t.String(), alias: t.Optional(t.String()) }),
+      {
+        minItems: 1,
+        maxItems: 100,
+      },
+    ),
+  }),
+);
 export type ImportAccountsInput = Static<typeof ImportAccountsBody>;
 
 const TokenGrantSchema = Type.Object({

@@ -1,12 +1,20 @@
 // API tokens: created (the raw value returned once, only its hash kept), listed, changed and
 // revoked, each change audited. A token of an OAuth grant may only be narrowed.
+
+import { isSandboxAccount } from "../auth/access-policy";
 import { DEFAULT_RATE_LIMIT } from "../auth/guard";
 import { parseIpRange } from "../auth/ip";
-import { generateToken, hashToken, type TokenPurpose, tokenDisplayPrefix } from "../auth/tokens";
+import {
+  generateToken,
+  hashToken,
+  type TokenMode,
+  type TokenPurpose,
+  tokenDisplayPrefix,
+} from "../auth/tokens";
 import { newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import { requireWellFormed } from "../core/text";
-import type { BankAccountRepository, CompanyRepository } from "../db/repos/accounts";
+import type { BankAccountRecord, BankAccountRepository, CompanyRepository } from "../db/repos/accounts";
 import type { AccountGrant, ApiTokenRow, TokenRepository } from "../db/repos/tokens";
 import type { AdminActor, AdminAreaDeps } from "./audit";
 import type { CreateTokenInput, PatchTokenInput, TokenGrantInput, TokenView } from "./model";
@@ -28,7 +36,7 @@ export class AdminTokens {
     const name = checkName(input.name);
     const mode = input.mode ?? "live";
     const scopeSend = input.scope_send_payments ?? false;
-    const grants = this.checkGrants(company.id, input.purpose, input.accounts ?? []);
+    const grants = this.checkGrants(company.id, input.purpose, mode, input.accounts ?? []);
     if (input.purpose === "mcp" && scopeSend) {
       throw validationError("scope_send_payments", NO_PAYMENTS_FOR_AGENTS);
     }
@@ -90,7 +98,9 @@ export class AdminTokens {
     if (input.rate_limit_per_minute !== undefined)
       patch.rateLimitPerMinute = checkRateLimit(input.rate_limit_per_minute);
     if (input.expires_at !== undefined) patch.expiresAt = checkExpiry(input.expires_at);
-    const grants = input.accounts ? this.checkGrants(row.companyId, row.purpose, input.accounts) : undefined;
+    const grants = input.accounts
+      ? this.checkGrants(row.companyId, row.purpose, row.mode, input.accounts)
+      : undefined;
     if (row.oauthGrantId !== null)
       checkWithinConsent(row, () => this.deps.tokens.grants(row.id), patch, grants);
     this.deps.atomically(() => {
@@ -117,9 +127,15 @@ export class AdminTokens {
     return row;
   }
 
-  private checkGrants(companyId: string, purpose: TokenPurpose, grants: TokenGrantInput[]): AccountGrant[] {
+  private checkGrants(
+    companyId: string,
+    purpose: TokenPurpose,
+    mode: TokenMode,
+    grants: TokenGrantInput[],
+  ): AccountGrant[] {
     const seen = new Set<string>();
-    return grants.map((g, i) => {
+    const outside: BankAccountRecord[] = [];
+    const checked = grants.map((g, i) => {
       const account = this.deps.accounts.findById(g.bank_account_id);
       if (!account || account.companyId !== companyId) {
         throw validationError(
@@ -132,12 +148,22 @@ export class AdminTokens {
       if (purpose === "mcp" && g.allow_send_payments) {
         throw validationError(`accounts[${i}].allow_send_payments`, NO_PAYMENTS_FOR_AGENTS);
       }
+      if (mode === "test" && !isSandboxAccount(account)) outside.push(account);
       return {
         bankAccountId: account.id,
         allowReadStatements: g.allow_read_statements ?? false,
         allowSendPayments: g.allow_send_payments ?? false,
       };
     });
+    // A test token reaches sandboxes only: an allow beyond them would be refused at every use.
+    if (outside.length > 0) {
+      throw validationError(
+        "accounts",
+        `Тестовый токен (svc_test_) работает только со счетами песочницы; счета вне песочницы: ${outside.map((a) => a.alias).join(", ")}. Выпустите боевой токен (mode: live)`,
+        { bank_account_ids: outside.map((a) => a.id) },
+      );
+    }
+    return checked;
   }
 }
 

@@ -1,6 +1,7 @@
 // The one answer to "may this token use this account?", for REST routes and agent tools alike.
 // Order of the per-account checks: unknown account 404, other company 403 forbidden_company,
-// no per-account allow (or a test token on an account outside any sandbox) 403 forbidden_account.
+// no per-account allow (or a test token on an account outside any sandbox) 403 forbidden_account,
+// its details.reason saying which: `no_allow` or `test_token`.
 
 import { ApiError } from "../core/errors";
 import type { BankAccountRecord, BankAccountRepository } from "../db/repos/accounts";
@@ -11,7 +12,7 @@ export function isSandboxBank(bank: string): boolean {
 }
 
 /** What a test token (`svc_test_…`) may reach: sandbox banks and accounts in a bank's sandbox. */
-function isSandboxAccount(account: Pick<BankAccountRecord, "bank" | "environment">): boolean {
+export function isSandboxAccount(account: Pick<BankAccountRecord, "bank" | "environment">): boolean {
   return isSandboxBank(account.bank) || account.environment === "sandbox";
 }
 
@@ -23,7 +24,19 @@ export class AccessPolicy {
     const account = this.accounts.findById(bankAccountId);
     if (!account) throw new ApiError("not_found", "Счёт не найден");
     if (account.companyId !== principal.companyId) throw new ApiError("forbidden_company");
-    if (!this.allows(principal, account, right)) throw new ApiError("forbidden_account");
+    if (!this.allows(principal, account, right)) {
+      // An allow held by a test token for an account outside the sandbox (stored before the admin
+      // side refused such allows) is refused for being a test token; otherwise there is no allow.
+      const testToken =
+        principal.mode === "test" && !isSandboxAccount(account) && principal.grants.has(account.id);
+      throw new ApiError(
+        "forbidden_account",
+        testToken
+          ? "Нет доступа к счёту: тестовый токен (svc_test_) работает только со счетами песочницы"
+          : "Нет доступа к счёту: токену не разрешён этот счёт или это действие с ним",
+        { reason: testToken ? "test_token" : "no_allow" },
+      );
+    }
     return account;
   }
 

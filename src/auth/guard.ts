@@ -130,7 +130,21 @@ export class TokenGuard {
       throw refused("invalid_token", rate);
     }
     // An OAuth access token is bound to /mcp (its audience); a static token never works there.
-    if ((record.oauthGrantId !== null) !== (need.oauth ?? false)) throw refused("invalid_token", rate);
+    if ((record.oauthGrantId !== null) !== (need.oauth ?? false)) {
+      // A known, live token at the wrong door: say which door is its own.
+      const staticToken = record.oauthGrantId === null;
+      throw new ApiError(
+        "invalid_token",
+        staticToken
+          ? "Статический токен svc_… не принимается на /mcp (только токены OAuth-приложений): агентский интерфейс для него — /api/v1/mcp"
+          : "Токен OAuth-приложения действует только на /mcp",
+        {
+          reason: staticToken ? "static_token" : "oauth_token",
+          ...(staticToken ? { use: "/api/v1/mcp" } : {}),
+        },
+        rateLimitHeaders(rate),
+      );
+    }
     if (record.allowedIps.length > 0 && !ipAllowed(clientIp, this.ranges(record))) {
       throw refused("forbidden_ip", rate);
     }

@@ -24,7 +24,7 @@ export interface ExportReads {
   /** The operations at these positions of a statement, in seq order. */
   operationsAt(statement: ExportedStatement, seqs: number[]): { seq: number; op: StatementOperation }[];
   /** A statement's operations after `afterSeq` through `lastSeq` as stored csv values
-   *  (CSV_COLUMNS order, amount in kopecks). */
+   *  (CSV_COLUMNS order, amount in kopecks, then operation_id). */
   operationsCsvPage(
     statement: ExportedStatement,
     afterSeq: number,

@@ -27,6 +27,10 @@ export const CSV_COLUMNS = [
   "purpose",
 ] as const;
 
+/** The column a client asks for to merge overlapping statements (`operation_id=1`), after the
+ *  specification's 12, which stay as they are. */
+export const CSV_OPERATION_ID_COLUMN = "operation_id";
+
 /** Where `amount` is in CSV_COLUMNS: the one column that is a number, every other one is text. */
 const AMOUNT = CSV_COLUMNS.indexOf("amount");
 
@@ -59,19 +63,24 @@ export function csvRecord(op: StatementOperation): string[] {
   ].map((value, i) => (i === AMOUNT ? value : csvTextCell(value)));
 }
 
-/** The header line, CRLF-terminated. */
-export function csvHeader(): string {
-  return `${csvFormatRow([...CSV_COLUMNS])}\r\n`;
+/** The header line, CRLF-terminated; with `operationId`, the operation_id column last. */
+export function csvHeader(operationId = false): string {
+  const columns: string[] = [...CSV_COLUMNS];
+  if (operationId) columns.push(CSV_OPERATION_ID_COLUMN);
+  return `${csvFormatRow(columns)}\r\n`;
 }
 
-/** A record's values as the database holds them: CSV_COLUMNS order, amount in kopecks. */
+/** A record's values as the database holds them: CSV_COLUMNS order, amount in kopecks, then the
+ *  operation's id. */
 export type StoredCsvValues = (string | number)[];
 
-/** CRLF-terminated records from stored values (the export's hot path: no object per row). The
- *  arrays are reused: their amounts are replaced by the formatted ones. */
-export function csvLinesFromStored(rows: StoredCsvValues[]): string {
+/** CRLF-terminated records from stored values (the export's hot path: no object per row); the
+ *  operation's id is written only with `operationId`. The arrays are reused: their amounts are
+ *  replaced by the formatted ones. */
+export function csvLinesFromStored(rows: StoredCsvValues[], operationId = false): string {
   let text = "";
   for (const values of rows) {
+    if (!operationId) values.length = CSV_COLUMNS.length;
     for (let i = 0; i < values.length; i += 1) {
       const value = values[i];
       if (i === AMOUNT) values[i] = formatKopecks(value as number);

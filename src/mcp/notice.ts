@@ -27,10 +27,10 @@ export function successResult(structuredContent: Record<string, unknown>, text: 
   };
 }
 
-export function errorResult(code: string, message: string): ToolResult {
+export function errorResult(code: string, message: string, details?: { reason: string }): ToolResult {
   return {
     content: [{ type: "text", text: `${code}: ${message}` }],
-    structuredContent: { error: { code, message } },
+    structuredContent: { error: { code, message, ...(details ? { details } : {}) } },
     isError: true,
     _meta: { notice: NOTICE },
   };

@@ -8,7 +8,15 @@ import { MetadataDocumentError } from "./cimd";
 import type { OAuthClients } from "./clients";
 import type { OAuthMetadata } from "./metadata";
 import { type PageQuery, pageArgs, pageOf } from "./paging";
-import { b64url, CODE_TTL_MS, OAUTH_SCOPE, type OAuthDeps, REQUEST_TTL_MS, randomId } from "./protocol";
+import {
+  b64url,
+  CODE_TTL_MS,
+  NOT_EXCHANGED_PREFIX,
+  OAUTH_SCOPE,
+  type OAuthDeps,
+  REQUEST_TTL_MS,
+  randomId,
+} from "./protocol";
 import { LIMITS, redirectMatches } from "./redirect-uris";
 import type { ClientRow, RequestRow } from "./repository";
 
@@ -179,7 +187,7 @@ export class AuthorizationRequests {
           purpose: "mcp",
           mode: "live",
           tokenHash: hashToken(placeholder),
-          tokenPrefix: "oauth",
+          tokenPrefix: NOT_EXCHANGED_PREFIX,
           scopeReadStatements: scope.split(" ").includes(OAUTH_SCOPE),
           scopeSendPayments: false,
           allowedIps: [],

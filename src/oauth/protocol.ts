@@ -10,6 +10,8 @@ import type { OAuthRepository } from "./repository";
 
 /** The one scope: reading statements, balances and operations through the agent tools. */
 export const OAUTH_SCOPE = "statements:read";
+/** The display prefix of a grant's agent token until its code is exchanged (a placeholder's). */
+export const NOT_EXCHANGED_PREFIX = "oauth";
 export const ACCESS_TTL_S = 3600;
 export const REQUEST_TTL_MS = 10 * 60_000;
 export const CODE_TTL_MS = 60_000;

@@ -179,21 +179,26 @@ export class OAuthRepository {
       .get(id);
   }
 
-  /** Newest first, `limit` rows after `after`. */
-  grants(limit: number, after?: PagePosition): GrantRow[] {
+  /**
+   * Newest first, `limit` rows after `after`: the grants whose code was exchanged (apps that got
+   * connected). A grant approved but never exchanged still carries its placeholder token, whose
+   * display prefix is `notExchangedPrefix`; the sweep ends it a day later.
+   */
+  grants(limit: number, notExchangedPrefix: string, after?: PagePosition): GrantRow[] {
+    const exchanged = `EXISTS (SELECT 1 FROM api_tokens t WHERE t.id = oauth_grants.api_token_id AND t.token_prefix <> ?)`;
     if (after) {
       return this.port
-        .prepare<GrantRow, [string, string, string, number]>(
-          `SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE created_at < ? OR (created_at = ? AND id < ?)
+        .prepare<GrantRow, [string, string, string, string, number]>(
+          `SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE ${exchanged} AND (created_at < ? OR (created_at = ? AND id < ?))
             ORDER BY created_at DESC, id DESC LIMIT ?`,
         )
-        .all(String(after.key), String(after.key), after.id, limit);
+        .all(notExchangedPrefix, String(after.key), String(after.key), after.id, limit);
     }
     return this.port
-      .prepare<GrantRow, [number]>(
-        `SELECT ${GRANT_COLUMNS} FROM oauth_grants ORDER BY created_at DESC, id DESC LIMIT ?`,
+      .prepare<GrantRow, [string, number]>(
+        `SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE ${exchanged} ORDER BY created_at DESC, id DESC LIMIT ?`,
       )
-      .all(limit);
+      .all(notExchangedPrefix, limit);
   }
 
   revokeGrant(id: string, at: string): void {

@@ -11,6 +11,7 @@ import {
   ACCESS_TTL_S,
   type BasicCredentials,
   b64url,
+  NOT_EXCHANGED_PREFIX,
   type OAuthDeps,
   OAuthError,
   REFRESH_TTL_MS,
@@ -150,7 +151,7 @@ export class OAuthTokens {
   /** The operator's list, newest first. */
   grants(q: PageQuery = {}) {
     const { limit, after } = pageArgs(q);
-    const rows = this.deps.repo.grants(limit + 1, after);
+    const rows = this.deps.repo.grants(limit + 1, NOT_EXCHANGED_PREFIX, after);
     return pageOf(
       rows,
       limit,

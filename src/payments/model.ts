@@ -2,6 +2,7 @@
 // view types are derived from these schemas.
 import { type Static, Type } from "@sinclair/typebox";
 import { t } from "elysia";
+import { closed } from "../http/closed-body";
 
 const ErrorSchema = Type.Object({ code: Type.String(), message: Type.String() });
 
@@ -58,9 +59,11 @@ const uuid = t.String({ format: "uuid" });
 export const ImportIdParams = t.Object({ import_id: uuid });
 export const ItemIdParams = t.Object({ import_id: uuid, item_id: uuid });
 
-export const SubmitBody = t.Object({
-  external_id: t.String({ description: "Idempotency key: trimmed, 1–256 characters, unique per token" }),
-});
+export const SubmitBody = closed(
+  t.Object({
+    external_id: t.String({ description: "Idempotency key: trimmed, 1–256 characters, unique per token" }),
+  }),
+);
 
 /** The upload is streamed by the route, so this schema documents it and validates nothing. */
 export const UploadForm = Type.Object({

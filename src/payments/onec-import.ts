@@ -14,6 +14,8 @@ import {
   onecPartyKeys,
   parseOneC,
   purposeFromFields,
+  savedAsUtf8,
+  UTF8_FILE_MESSAGE,
 } from "../formats/onec";
 import type { Party } from "../formats/types";
 import {
@@ -71,6 +73,7 @@ function fieldError(line: number, key: string, message: string): ApiError {
 }
 
 export function readPaymentFile(bytes: Uint8Array): ImportedFile {
+  if (savedAsUtf8(bytes)) throw fileError(1, undefined, `Строка 1: ${UTF8_FILE_MESSAGE}`);
   let text: string;
   try {
     text = decodeOneC(bytes);

@@ -4,6 +4,7 @@
 import { Elysia } from "elysia";
 import type { Requirement, TokenGuard } from "../auth/guard";
 import { bodyPolicyOption, MB } from "../http/body-policy";
+import { refuseUnknownFields } from "../http/closed-body";
 import { ACCOUNT_ERRORS, JSON_BODY, tokenRouteDoc } from "../http/docs";
 import { fileField, readMultipart, uuidField } from "../http/multipart";
 import { type RequestState, withRequestState } from "../http/request-state";
@@ -104,6 +105,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
           params: ImportIdParams,
           bodyPolicy: JSON_BODY,
           body: SubmitBody,
+          transform: refuseUnknownFields(SubmitBody),
           detail: doc(
             "Submit every draft item of an import to the bank",
             ["invalid request body", "validation_error", ...ACCOUNT_ERRORS, "conflict", "bank_error"],
@@ -125,6 +127,7 @@ export function paymentRoutes(deps: { guard: TokenGuard; service: PaymentService
           params: ItemIdParams,
           bodyPolicy: JSON_BODY,
           body: SubmitBody,
+          transform: refuseUnknownFields(SubmitBody),
           detail: doc(
             "Submit one item of an import to the bank",
             ["invalid request body", "validation_error", ...ACCOUNT_ERRORS, "conflict", "bank_error"],

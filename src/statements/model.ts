@@ -5,6 +5,7 @@
 // plain TypeBox, which is what the agent tools publish as output schemas.
 import { type Static, Type } from "@sinclair/typebox";
 import { t } from "elysia";
+import { closed } from "../http/closed-body";
 
 const StatementStatusSchema = Type.Union([
   Type.Literal("processing"),
@@ -62,12 +63,14 @@ export type BalanceView = Static<typeof BalanceSchema>;
 const uuid = t.String({ format: "uuid" });
 const externalId = t.String({ description: "Idempotency key: trimmed, 1–256 characters, unique per token" });
 
-export const OrderStatementBody = t.Object({
-  bank_account_id: uuid,
-  external_id: externalId,
-  date_from: t.String({ description: "YYYY-MM-DD" }),
-  date_to: t.String({ description: "YYYY-MM-DD, inclusive; at most 31 days; not after today" }),
-});
+export const OrderStatementBody = closed(
+  t.Object({
+    bank_account_id: uuid,
+    external_id: externalId,
+    date_from: t.String({ description: "YYYY-MM-DD" }),
+    date_to: t.String({ description: "YYYY-MM-DD, inclusive; at most 31 days; not after today" }),
+  }),
+);
 export type OrderInput = Static<typeof OrderStatementBody>;
 
 export const ListStatementsQuery = t.Object({
@@ -87,6 +90,13 @@ export const ExportQuery = t.Object({
     t.String({
       description:
         "1: the csv starts with the UTF-8 byte order mark (for Excel in a Russian locale); 0 (default): without",
+    }),
+  ),
+  operation_id: t.Optional(
+    t.String({
+      description:
+        "1: the csv gets a 13th column, operation_id, after the specification's 12 (to merge overlapping " +
+        "statements: one operation has one operation_id in every statement); 0 (default): the 12 columns only",
     }),
   ),
 });

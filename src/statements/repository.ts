@@ -52,6 +52,8 @@ export interface ReadyResult {
 export class StatementRepository {
   private readonly byId;
   private readonly byTokenExternal;
+  private readonly importOfToken;
+  private readonly importOfOperator;
   private readonly insertStmt;
   private readonly storeChunk: OperationWriter;
   private readonly dueStmt;
@@ -77,6 +79,14 @@ export class StatementRepository {
     this.byId = port.prepare<StatementRow, [string]>("SELECT * FROM statements WHERE id = ?");
     this.byTokenExternal = port.prepare<StatementRow, [string, string]>(
       "SELECT * FROM statements WHERE api_token_id = ? AND external_id = ?",
+    );
+    // The first statement imported from one file to one account by one owner (on the account index).
+    const imported = `SELECT * FROM statements WHERE bank_account_id = ? AND source = 'import' AND import_sha256 = ?`;
+    this.importOfToken = port.prepare<StatementRow, [string, string, string]>(
+      `${imported} AND api_token_id = ? ORDER BY created_at, id LIMIT 1`,
+    );
+    this.importOfOperator = port.prepare<StatementRow, [string, string]>(
+      `${imported} AND api_token_id IS NULL ORDER BY created_at, id LIMIT 1`,
     );
     this.insertStmt = port.prepare<unknown, (string | number | null)[]>(
       `INSERT INTO statements (id, bank_account_id, api_token_id, source, external_id, date_from, date_to, status,
@@ -109,6 +119,18 @@ export class StatementRepository {
   /** The statement of a token's external_id (never a cached row). */
   findByExternalId(apiTokenId: string, externalId: string): StatementRow | null {
     return this.byTokenExternal.get(apiTokenId, externalId) ?? null;
+  }
+
+  /**
+   * The statement already imported from the file with this SHA-256 to this account by this token
+   * (null: by the operator), if any: the same file again makes no second statement.
+   */
+  findImport(bankAccountId: string, sha256: string, apiTokenId: string | null): StatementRow | null {
+    return (
+      (apiTokenId === null
+        ? this.importOfOperator.get(bankAccountId, sha256)
+        : this.importOfToken.get(bankAccountId, sha256, apiTokenId)) ?? null
+    );
   }
 
   /** A write to statement `id`: its cached row goes, also when the write fails. */

@@ -1,11 +1,14 @@
 // REST routes of the integration API for statements.
 import { Elysia } from "elysia";
 import type { TokenGuard } from "../auth/guard";
+import { maskAccountNumber } from "../formats/mask";
 import { bodyPolicyOption, MB } from "../http/body-policy";
+import { refuseUnknownFields } from "../http/closed-body";
 import { ACCOUNT_ERRORS, JSON_BODY, multipartBody, tokenRouteDoc } from "../http/docs";
 import { fileField, readMultipart, uuidField } from "../http/multipart";
 import { withRequestState } from "../http/request-state";
 import { tokenAuth } from "../http/token-auth";
+import { auditedStatementAction, type StatementAuditDeps } from "./audit";
 import { checkedDownload, type DownloadDeps, downloadResponse } from "./export/download";
 import {
   ExportFileSchema,
@@ -27,22 +30,38 @@ const IMPORT_LIMIT = 50 * MB;
 // responses against the same schemas instead.
 const doc = tokenRouteDoc("statements");
 
-export function statementRoutes(deps: { guard: TokenGuard; service: StatementService } & DownloadDeps) {
+export function statementRoutes(
+  deps: { guard: TokenGuard; service: StatementService; audit: StatementAuditDeps["audit"] } & DownloadDeps,
+) {
   const { service } = deps;
+  const audit: StatementAuditDeps = { audit: deps.audit, now: deps.now };
   return new Elysia({ prefix: "/api/v1/integration/statements" })
     .use(withRequestState)
     .use(bodyPolicyOption)
     .use(tokenAuth(deps.guard, { purpose: "integration", scope: "read_statements" }))
     .post(
       "",
-      ({ body, principal, set }) => {
-        const { created, statement } = service.order(principal, body);
+      async ({ body, principal, set, requestState }) => {
+        const { created, statement } = await auditedStatementAction(
+          audit,
+          { principal, state: requestState },
+          "statement.order",
+          {
+            bank_account_id: body.bank_account_id,
+            external_id: body.external_id,
+            date_from: body.date_from,
+            date_to: body.date_to,
+          },
+          () => service.order(principal, body),
+          (r) => ({ target: r.statement.statement_id, outcome: r.created ? "created" : "repeat" }),
+        );
         set.status = created ? 201 : 200;
         return statement;
       },
       {
         bodyPolicy: JSON_BODY,
         body: OrderStatementBody,
+        transform: refuseUnknownFields(OrderStatementBody),
         detail: doc(
           "Order a statement",
           ["invalid request body", "validation_error", ...ACCOUNT_ERRORS, "conflict", "bank_not_supported"],
@@ -55,17 +74,30 @@ export function statementRoutes(deps: { guard: TokenGuard; service: StatementSer
     )
     .post(
       "/import",
-      async ({ principal, request, set }) => {
+      async ({ principal, request, set, requestState }) => {
         const form = await readMultipart(request, IMPORT_LIMIT);
         const bankAccountId = uuidField(form, "bank_account_id");
         const externalId = form.fields.get("external_id") ?? "";
         const file = fileField(form, "file", "выписка банка в формате 1C: kl_to_1c.txt");
-        const { created, statement } = await service.importFile(principal, {
-          bank_account_id: bankAccountId,
-          external_id: externalId,
-          file: file.bytes,
-          sha256: file.sha256,
-        });
+        const { created, statement } = await auditedStatementAction(
+          audit,
+          { principal, state: requestState },
+          "statement.import",
+          {
+            bank_account_id: bankAccountId,
+            external_id: externalId,
+            bytes: file.bytes.byteLength,
+            sha256: file.sha256,
+          },
+          () =>
+            service.importFile(principal, {
+              bank_account_id: bankAccountId,
+              external_id: externalId,
+              file: file.bytes,
+              sha256: file.sha256,
+            }),
+          (r) => ({ target: r.statement.statement_id, outcome: r.created ? "created" : "repeat" }),
+        );
         set.status = created ? 201 : 200;
         return statement;
       },
@@ -122,11 +154,34 @@ export function statementRoutes(deps: { guard: TokenGuard; service: StatementSer
     })
     .get(
       "/:statement_id/export",
-      ({ principal, params, query, requestState }) => {
-        const download = checkedDownload(query);
-        const { row, account } = service.owned(principal, params.statement_id);
-        return downloadResponse(deps, row, account, download, requestState.requestId);
-      },
+      ({ principal, params, query, requestState }) =>
+        auditedStatementAction(
+          audit,
+          { principal, state: requestState },
+          "statement.export",
+          {
+            statement_id: params.statement_id,
+            format: query.format,
+            version: query.version,
+            bom: query.bom,
+            operation_id: query.operation_id,
+          },
+          () => {
+            const download = checkedDownload(query);
+            const { row, account } = service.owned(principal, params.statement_id);
+            const response = downloadResponse(deps, row, account, download, requestState.requestId);
+            return { response, account };
+          },
+          // The file carries the full number; its entry, like every other, only the masked one.
+          ({ account }) => ({
+            target: params.statement_id,
+            outcome: "ok",
+            arguments: {
+              bank_account_id: account.id,
+              account_masked: maskAccountNumber(account.accountNumber),
+            },
+          }),
+        ).then((r) => r.response),
       {
         params: StatementIdParams,
         query: ExportQuery,

@@ -11,7 +11,7 @@ import { checkedExternalId } from "../core/text";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import { daysInclusive, isValidIsoDate } from "../formats/dates";
 import type { ImportRunner } from "./import";
-import { type ImportInput, StatementImports } from "./import/service";
+import { FILE_BANK, type ImportInput, StatementImports } from "./import/service";
 import type { BalanceView, ListStatementsInput, OrderInput, StatementPage, StatementView } from "./model";
 import type { StatementRepository, StatementRow, StatementStatus } from "./repository";
 import { balanceView, statementView } from "./views";
@@ -20,6 +20,8 @@ import { balanceView, statementView } from "./views";
 export type { StatementView } from "./model";
 
 const MAX_PERIOD_DAYS = 31;
+/** Where a `file` account's statements arrive instead of being ordered. */
+const IMPORT_PATH = "/api/v1/integration/statements/import";
 
 /** Started when an order is stored: sends the bank request now instead of at the next poll. */
 export type OrderDispatcher = (statementId: string) => void;
@@ -62,10 +64,8 @@ export class StatementService {
     if (daysInclusive(dateFrom, dateTo) > maxDays) {
       throw validationError(
         "date_to",
-        `Период не длиннее ${ruDaysGenitive(maxDays)}; закажите несколько выписок`,
-        {
-          max_days: maxDays,
-        },
+        `Период не длиннее ${ruDaysGenitive(maxDays)}; закажите несколько выписок по частям, каждую со своим external_id (см. docs/api.md, «Период длиннее 31 дня»)`,
+        { max_days: maxDays },
       );
     }
   }
@@ -93,7 +93,11 @@ export class StatementService {
   }
 
   /** An import made by an operator in the admin pages (statements/import/service.ts). */
-  importFileFromUi(bankAccountId: string, file: Uint8Array, sha256?: string): Promise<StatementView> {
+  importFileFromUi(
+    bankAccountId: string,
+    file: Uint8Array,
+    sha256?: string,
+  ): Promise<{ created: boolean; statement: StatementView }> {
     return this.imports.importFileFromUi(bankAccountId, file, sha256);
   }
 
@@ -138,6 +142,13 @@ export class StatementService {
     }
     if (!adapter.supportsStatements) {
       this.deps.repo.delete(outcome.row.id);
+      if (account.bank === FILE_BANK) {
+        throw new ApiError(
+          "bank_not_supported",
+          `Выписки этого счёта (bank = file) не заказываются у банка, а загружаются файлом 1C банка: POST ${IMPORT_PATH} (или форма загрузки на странице «Выписки»)`,
+          { bank: account.bank, import: IMPORT_PATH },
+        );
+      }
       throw new ApiError("bank_not_supported", "Банк этого счёта не поддерживает выписки", {
         bank: account.bank,
       });

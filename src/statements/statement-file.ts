@@ -16,6 +16,8 @@ import {
   OneCParseError,
   oneCEncoding,
   parseOneC,
+  savedAsUtf8,
+  UTF8_FILE_MESSAGE,
 } from "../formats/onec";
 import type { StatementOperation } from "../formats/types";
 
@@ -53,6 +55,7 @@ const DECLARED: Record<string, "win1251" | "cp866"> = { windows: "win1251", dos:
 const ENCODING_NAMES = { win1251: "Windows (cp1251)", cp866: "DOS (cp866)" };
 
 function parse(bytes: Uint8Array): OneCFile {
+  if (savedAsUtf8(bytes)) throw badFile(1, UTF8_FILE_MESSAGE, "Кодировка");
   try {
     const file = parseOneC(decodeOneC(bytes));
     const declared = file.header.get("Кодировка");

@@ -136,7 +136,9 @@ describe("demo data", () => {
     try {
       expect(second.text).toContain(`Demo data already in ${dbPath}`);
       expect(second.text).toContain(`sign in with the admin token from ${join(dir, "admin.token")}`);
-      expect(second.text).toContain("svc admin token create");
+      expect(second.text).toContain(
+        `SVC_DB_PATH=${dbPath} node_modules/.bin/bun run cli/svc.ts admin token create`,
+      );
       expect(second.text).toContain(`delete ${dbPath}`);
       // Shown once: not again.
       expect(second.text).not.toContain(token);

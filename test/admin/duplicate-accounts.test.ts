@@ -36,8 +36,8 @@ describe("one account per number and BIK", () => {
       );
       expect(details).toEqual({ field: "account_number", bank_account_id: first.bank_account_id });
     }
-    // Another BIK is another account.
-    const other = await t.admin("POST", "/bank-accounts", { ...body(b.company_id), bik: "044525593" });
+    // Another BIK is another account (one under which the same number's control key holds too).
+    const other = await t.admin("POST", "/bank-accounts", { ...body(b.company_id), bik: "044525140" });
     expect(other.status).toBe(201);
     expect(t.services.admin.accounts.list()).toHaveLength(2);
   });

@@ -3,6 +3,7 @@
 // the signing link is the operator's (admin pages) and never a client's; the item follows the
 // bank's status until paid, canceled or rejected. And the customer's accounts seen through a login.
 import { describe, expect, test } from "bun:test";
+import { withAccountKey } from "../../src/formats/validators";
 import { signIn } from "../helpers/admin-browser";
 import { json } from "../helpers/app";
 import { expectNoBankSecrets, PAYEE_ACCOUNT, PAYEE_INN, paymentFile, upload } from "../payments/support";
@@ -161,7 +162,7 @@ describe("the customer's accounts seen through a login", () => {
   test("import: all or nothing; an account the bank does not show is refused; a repeat is 409", async () => {
     const w = await worlds.start();
     const first = await w.account();
-    const number = "40702810000000000777";
+    const number = withAccountKey("40702810000000000777", "044525104");
     const bankId = `${number}/044525104`;
     w.fake.addAccount({ accountId: bankId, openingBalance: 0 });
     const body = {
@@ -192,6 +193,27 @@ describe("the customer's accounts seen through a login", () => {
     });
     expect(unknown.status).toBe(400);
     expect((await w.t.admin("GET", `/banks/sandbox/accounts?bank_account_id=${first.id}`)).status).toBe(400);
+
+    // The entry checks of an account added by hand (decisions §19): the control key, the alias.
+    const valid = withAccountKey("40702810000000000999", "044525104");
+    const wrongKey = `${valid.slice(0, 8)}${(Number(valid[8]) + 1) % 10}${valid.slice(9)}`;
+    for (const n of [valid, wrongKey]) w.fake.addAccount({ accountId: `${n}/044525104`, openingBalance: 0 });
+    const importing = (account_number: string, alias: string) =>
+      w.t.admin("POST", "/banks/tochka/accounts/import", {
+        bank_account_id: first.id,
+        accounts: [{ account_number, bik: "044525104", alias }],
+      });
+    const badKey = await json<{ error: { code: string; details: { field: string } } }>(
+      await importing(wrongKey, "third"),
+    );
+    expect(badKey.error).toMatchObject({
+      code: "validation_error",
+      details: { field: "accounts[0].account_number" },
+    });
+    const taken = await json<{ error: { code: string; details: { field: string } } }>(
+      await importing(valid, "second"),
+    );
+    expect(taken.error).toMatchObject({ code: "conflict", details: { field: "accounts[0].alias" } });
   });
 
   test("the admin pages list them and add the ticked ones", async () => {

@@ -260,10 +260,22 @@ describe("the bank's sandbox and test tokens", () => {
     const w = await setup();
     const live = await w.account();
     const sandbox = await w.account({ environment: "sandbox" });
-    const testToken = w.t.fixtures.token(w.companyId, {
+    const created = w.t.fixtures.token(w.companyId, {
       mode: "test",
-      accounts: [live.id, sandbox.id].map((id) => ({ bank_account_id: id, allow_read_statements: true })),
-    }).token;
+      accounts: [{ bank_account_id: sandbox.id, allow_read_statements: true }],
+    });
+    const testToken = created.token;
+    // The admin side refuses a test token an allow outside the sandbox (decisions §19); one
+    // stored before it did is refused on use.
+    w.t.services.tokens.update(
+      created.api_token_id,
+      {},
+      [live.id, sandbox.id].map((id) => ({
+        bankAccountId: id,
+        allowReadStatements: true,
+        allowSendPayments: false,
+      })),
+    );
     const orderWith = (token: string, accountId: string) =>
       w.t.request("POST", "/api/v1/integration/statements", {
         token,

@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { withAccountKey } from "../../src/formats/validators";
 import { BASE, json, makeTestApp, type TestApp } from "../helpers/app";
 import { paymentFile, upload } from "../payments/support";
 
@@ -193,7 +194,7 @@ describe("admin API", () => {
       await t.admin("POST", "/bank-accounts", {
         company_id: company.company_id,
         bank: "sandbox",
-        account_number: "40702810900000000001",
+        account_number: withAccountKey("40702810900000000001", "044525225"),
         bik: "044525225",
       }),
       "POST",

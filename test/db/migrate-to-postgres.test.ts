@@ -200,6 +200,47 @@ describe("svc admin migrate-to-postgres", () => {
     }
   });
 
+  test("rows svc refuses today (entry checks, decisions §19) are named and nothing is written", async () => {
+    const path = join(tempDir(), "svc.db");
+    const t = makeTestApp({}, "2026-11-20T09:00:00Z", { dbPath: path });
+    const company = t.fixtures.company();
+    const good = t.fixtures.account(company.company_id, "sandbox", { alias: "main" });
+    const file = t.fixtures.account(company.company_id, "file", { alias: "bank" });
+    const token = t.fixtures.token(company.company_id, {
+      accounts: [{ bank_account_id: good.bank_account_id, allow_read_statements: true }],
+    });
+    t.services.store.close();
+    // As a version before the checks could have stored them.
+    const db = new Database(path, { strict: true });
+    const number = (
+      db.query("SELECT account_number FROM bank_accounts WHERE id = ?").get(file.bank_account_id) as {
+        account_number: string;
+      }
+    ).account_number;
+    const wrongKey = `${number.slice(0, 8)}${(Number(number[8]) + 1) % 10}${number.slice(9)}`;
+    db.query("UPDATE bank_accounts SET account_number = ?, alias = 'main' WHERE id = ?").run(
+      wrongKey,
+      file.bank_account_id,
+    );
+    db.query(
+      "INSERT INTO token_accounts (token_id, bank_account_id, allow_read_statements, allow_send_payments) VALUES (?, ?, 1, 0)",
+    ).run(token.api_token_id, file.bank_account_id);
+    db.close();
+    const url = await freshDatabase();
+    const run = await svcAdminRun(path, ["migrate-to-postgres"], { SVC_DATABASE_URL: url });
+    expect(run.code).toBe(2); // refused, as a copy into a database that holds data
+    expect(run.err).toContain("svc refuses today");
+    expect(run.err).toContain(`bank_accounts ${file.bank_account_id}`);
+    expect(run.err).toContain("control key");
+    expect(run.err).toContain("alias main");
+    expect(run.err).toContain(`test token ${token.api_token_id}`);
+    const sql = connect(url);
+    const { n } = first(
+      (await sql.unsafe(`SELECT count(*)::int AS n FROM bank_accounts`)) as unknown as { n: number }[],
+    );
+    expect(n).toBe(0);
+  });
+
   test("refused while a server works on the file, and without SVC_DATABASE_URL", async () => {
     const url = await freshDatabase();
     const lock = acquireServeLock(dbPath, { pid: 1, startedAt: "2026-11-25T00:00:00Z" });

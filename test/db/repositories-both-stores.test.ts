@@ -259,7 +259,7 @@ describe("repositories on both stores", () => {
         used,
         refresh: oauth.refresh("rt1"),
         grant: oauth.grantOfToken("t1"),
-        grants: oauth.grants(10).map((g) => g.id),
+        grants: oauth.grants(10, "oauth").map((g) => g.id),
       };
     });
     expect(onPostgres).toEqual(onSqlite!);

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import pkg from "../../package.json" with { type: "json" };
+import { withAccountKey } from "../../src/formats/validators";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const BUN = join(ROOT, "node_modules", ".bin", "bun");
@@ -192,7 +193,7 @@ describe("svc serve", () => {
         const accountRes = await admin(base, "POST", "/bank-accounts", {
           company_id: company.company_id,
           bank: "sandbox",
-          account_number: "40702810900000000001",
+          account_number: withAccountKey("40702810900000000001", "044525225"),
           bik: "044525225",
         });
         expect(accountRes.status).toBe(201);
@@ -456,7 +457,7 @@ describe("svc admin", () => {
         "--bank",
         "sandbox",
         "--number",
-        "40702810900000000001",
+        withAccountKey("40702810900000000001", "044525225"),
         "--bik",
         "044525225",
       ];

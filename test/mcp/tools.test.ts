@@ -84,10 +84,12 @@ describe("list_bank_accounts and access", () => {
       currency: "RUB",
     });
     // The same access policy as REST: tool-level errors.
-    expectToolError(
-      await callTool(t, token.token, session, "get_balance", { bank_account_id: notAllowed.bank_account_id }),
-      "forbidden_account",
-    );
+    const refused = await callTool(t, token.token, session, "get_balance", {
+      bank_account_id: notAllowed.bank_account_id,
+    });
+    expectToolError(refused, "forbidden_account");
+    // It says why, as REST does (decisions §19).
+    expect(refused.structuredContent).toMatchObject({ error: { details: { reason: "no_allow" } } });
     const other = t.fixtures.world({ purpose: "mcp" });
     expectToolError(
       await callTool(t, token.token, session, "get_balance", {

@@ -94,4 +94,39 @@ describe("the consent page", () => {
     expect(new URL(denied.headers.get("location")!).searchParams.get("error")).toBe("access_denied");
     expect((await b.get(consent)).status).toBe(404);
   });
+
+  test("lists only the chosen company's accounts and names «Приложения» for revoking", async () => {
+    const { t, company, readable } = oauthApp();
+    const second = t.fixtures.company("ООО Вторая", "7707083893");
+    const foreign = t.fixtures.account(second.company_id, "sandbox");
+    const { consent } = await pendingConsent(t);
+    const b = await signIn(t);
+    const first = await (await b.get(consent)).text();
+    expect(first).toContain(readable.bank_account_id);
+    expect(first).not.toContain(`account_${foreign.bank_account_id}`);
+    expect(first).toContain("«Приложения»");
+    expect(first).not.toContain("«Токены»");
+    const chosen = await (await b.get(`${consent}?company_id=${second.company_id}`)).text();
+    expect(chosen).toContain(`account_${foreign.bank_account_id}`);
+    expect(chosen).not.toContain(`account_${readable.bank_account_id}`);
+    expect(chosen).toContain(`name="company_id" value="${second.company_id}"`);
+    expect(company.company_id).not.toBe(second.company_id);
+  });
+
+  test("a grant approved but never exchanged is not listed as a connected app", async () => {
+    const { t, readable } = oauthApp();
+    const { consent } = await pendingConsent(t);
+    const b = await signIn(t);
+    const html = await (await b.get(consent)).text();
+    const approved = await b.post(consent, {
+      _csrf: csrfOf(html),
+      decision: "approve",
+      company_id: readable.company_id,
+      [`account_${readable.bank_account_id}`]: "on",
+    });
+    expect(approved.status).toBe(303);
+    expect(await (await b.get("/admin/oauth")).text()).not.toContain("Claude &lt;script&gt;");
+    const listed = (await (await t.admin("GET", "/oauth/grants")).json()) as { grants: unknown[] };
+    expect(listed.grants).toEqual([]);
+  });
 });

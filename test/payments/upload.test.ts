@@ -424,17 +424,18 @@ test("a sandbox-only (test) token cannot pay from a live bank's account", async 
   const company = t.fixtures.company("ООО Живой", "7719617469");
   t.services.banks.register({ ...t.services.banks.get("sandbox"), bank: "livebank" } as never);
   const live = t.fixtures.account(company.company_id, "livebank");
-  const raw = t.fixtures.token(company.company_id, {
-    send: true,
-    mode: "test",
-    accounts: [{ bank_account_id: live.bank_account_id, allow_send_payments: true }],
-  }).token;
+  const token = t.fixtures.token(company.company_id, { send: true, mode: "test" });
+  // The admin side refuses such an allow (decisions §19); one stored before it did is refused here.
+  t.services.tokens.update(token.api_token_id, {}, [
+    { bankAccountId: live.bank_account_id, allowReadStatements: false, allowSendPayments: true },
+  ]);
   const number = t.services.accounts.findById(live.bank_account_id)!.accountNumber;
-  await expectError(
-    await upload(t, raw, live.bank_account_id, paymentFile(number)),
+  const details = await expectError(
+    await upload(t, token.token, live.bank_account_id, paymentFile(number)),
     403,
     "forbidden_account",
   );
+  expect(details).toEqual({ reason: "test_token" });
 });
 
 test("no response of this file carries a bank reference or signing URL", async () => {

@@ -316,17 +316,19 @@ describe("token modes", () => {
     const t = makeTestApp();
     const company = t.fixtures.company();
     const account = t.fixtures.account(company.company_id, "sandbox");
-    // As if the account were on a real bank (no such adapter is registered here).
-    t.db.query("UPDATE bank_accounts SET bank = 'realbank' WHERE id = ?").run(account.bank_account_id);
-    t.services.externalChanges.invalidate(); // changed behind the repositories
     const testToken = t.fixtures.token(company.company_id, {
       mode: "test",
       accounts: [{ bank_account_id: account.bank_account_id, allow_read_statements: true }],
     });
-    await expectError(
+    // As if the account were on a real bank (no such adapter is registered here): an allow the
+    // admin side refuses now (decisions §19), as one stored before it did.
+    t.db.query("UPDATE bank_accounts SET bank = 'realbank' WHERE id = ?").run(account.bank_account_id);
+    t.services.externalChanges.invalidate(); // changed behind the repositories
+    const details = await expectError(
       await order(t, testToken.token, statementBody(account.bank_account_id)),
       403,
       "forbidden_account",
     );
+    expect(details).toEqual({ reason: "test_token" });
   });
 });

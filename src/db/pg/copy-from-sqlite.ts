@@ -71,9 +71,20 @@ function batchSize(columns: number): number {
   return Math.min(1000, Math.floor(60_000 / columns));
 }
 
-export async function copySqliteToPostgres(source: Database, target: Sql): Promise<CopyReport> {
+/** What is wrong with a source row (its table's rows come after their parents'), or null. */
+export type RowCheck = (table: string, row: Record<string, unknown>) => string | null;
+
+/** Rows named in a refusal at most (the rest are counted). */
+const NAMED_PROBLEMS = 20;
+
+export async function copySqliteToPostgres(
+  source: Database,
+  target: Sql,
+  options: { check?: RowCheck } = {},
+): Promise<CopyReport> {
   const plans = tablePlans();
   const tables: Record<string, number> = {};
+  const problems: string[] = [];
   source.exec("BEGIN"); // a read transaction: every table as of one moment
   try {
     const missing = plans.filter(
@@ -101,6 +112,8 @@ export async function copySqliteToPostgres(source: Database, target: Sql): Promi
           batch = [];
         };
         for (const row of select.iterate()) {
+          const problem = options.check?.(plan.name, row) ?? null;
+          if (problem !== null) problems.push(problem);
           const out: (typeof batch)[number] = {};
           plan.columns.forEach((c, i) => {
             out[c] = plan.convert[i]!(row[c]) as string | number | boolean | Buffer | null;
@@ -124,6 +137,14 @@ export async function copySqliteToPostgres(source: Database, target: Sql): Promi
                                  (SELECT max(${tx(plan.identity)}) FROM ${tx(plan.name)}))`;
         }
         tables[plan.name] = copied;
+      }
+      // Rows the service would refuse today are not carried over: the whole copy is rolled back.
+      if (problems.length > 0) {
+        const more = problems.length > NAMED_PROBLEMS ? `; and ${problems.length - NAMED_PROBLEMS} more` : "";
+        throw new CopyRefused(
+          `${problems.length} row(s) svc refuses today: ${problems.slice(0, NAMED_PROBLEMS).join("; ")}${more}. ` +
+            "Correct them in the SQLite installation and copy again. Nothing was written.",
+        );
       }
     });
   } finally {

@@ -4,7 +4,11 @@
 // documents are all left to the field writer (`document` null), which is what SQLite's laid-out
 // documents are held equal to.
 
-import { CSV_COLUMNS, type StoredCsvValues } from "../../formats/csv";
+import { CSV_COLUMNS, CSV_OPERATION_ID_COLUMN, type StoredCsvValues } from "../../formats/csv";
+
+/** The csv values as stored: the export's columns, then the operation's id (written on request). */
+const STORED_CSV_COLUMNS = [...CSV_COLUMNS, CSV_OPERATION_ID_COLUMN];
+
 import { operationJson } from "../../formats/operation-json";
 import { inDocTypeOrder, type OneCVersion, type StatementOperation } from "../../formats/types";
 import type { ExportedStatementKinds, ExportReads, ExportedStatement as Statement } from "../export-reads";
@@ -36,7 +40,7 @@ export class PostgresExportQueries implements ExportReads {
         ORDER BY so.seq`,
     );
     // The csv header's names are the operations table's column names.
-    this.opsCsvPage = port.prepare(page(CSV_COLUMNS.map((c) => `o.${c}`).join(", ")));
+    this.opsCsvPage = port.prepare(page(STORED_CSV_COLUMNS.map((c) => `o.${c}`).join(", ")));
     // No document laid out here: the renderer reads these rows again (operationsAt) for the field
     // writer, whose bytes SQLite's laid-out documents are held equal to.
     this.oneCPage = port.prepare(page("NULL AS document"));
@@ -61,7 +65,7 @@ export class PostgresExportQueries implements ExportReads {
   ): { seq: number; values: StoredCsvValues }[] {
     return this.opsCsvPage
       .all(statement.bank_account_id, statement.id, afterSeq, lastSeq)
-      .map((r) => ({ seq: r.seq as number, values: CSV_COLUMNS.map((c) => r[c]!) }));
+      .map((r) => ({ seq: r.seq as number, values: STORED_CSV_COLUMNS.map((c) => r[c]!) }));
   }
 
   operationsOneCPage(

@@ -43,11 +43,11 @@ export class ExportQueries implements ExportReads {
         WHERE so.statement_id = ? AND so.seq IN (SELECT value FROM json_each(?))
         ORDER BY so.seq`,
     );
-    // The csv export's values, in CSV_COLUMNS order after seq (amount still in kopecks), read as
-    // arrays: no object per row.
+    // The csv export's values, in CSV_COLUMNS order after seq (amount still in kopecks), then the
+    // operation's id, read as arrays: no object per row.
     this.opsCsvPage = sqlite.query<Record<string, unknown>, [string, string, number, number]>(
       `SELECT so.seq, o.doc_date, o.doc_number, o.amount, o.currency, o.direction, o.payer_inn, o.payer_name,
-              o.payer_account, o.payee_inn, o.payee_name, o.payee_account, o.purpose
+              o.payer_account, o.payee_inn, o.payee_name, o.payee_account, o.purpose, o.operation_id
          FROM statement_operations so
          JOIN operations o ON o.bank_account_id = ? AND o.operation_id = so.operation_id
         WHERE so.statement_id = ? AND so.seq > ? AND so.seq <= ?
@@ -80,7 +80,7 @@ export class ExportQueries implements ExportReads {
   }
 
   /** A statement's operations after `afterSeq` through `lastSeq` as stored csv values
-   *  (CSV_COLUMNS order, amount in kopecks). */
+   *  (CSV_COLUMNS order, amount in kopecks, then operation_id). */
   operationsCsvPage(
     statement: ExportedStatement,
     afterSeq: number,

@@ -18,6 +18,8 @@ export {
   oneCEncoding,
   parseOneC,
   purposeFromFields,
+  savedAsUtf8,
+  UTF8_FILE_MESSAGE,
 } from "./reader";
 export {
   ONEC_PARTY_KEYS,

@@ -91,6 +91,28 @@ export function oneCEncoding(bytes: Uint8Array): "win1251" | "cp866" {
   return "win1251";
 }
 
+/** What a reader is told of a file saved as UTF-8: the format knows cp1251 and cp866 only. */
+export const UTF8_FILE_MESSAGE =
+  "файл сохранён в кодировке UTF-8, а формат 1C (1CClientBankExchange) читается только в Windows-1251 " +
+  "(Кодировка=Windows) или DOS cp866 (Кодировка=DOS): выгрузите файл из банка заново или сохраните его в Windows-1251";
+
+/**
+ * Whether the file was saved as UTF-8 (a text editor's default): a byte order mark, or Cyrillic
+ * written as valid UTF-8 sequences. cp1251 and cp866 Cyrillic text is practically never valid UTF-8.
+ */
+export function savedAsUtf8(bytes: Uint8Array): boolean {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return true;
+  const head = bytes.subarray(0, ENCODING_SNIFF_BYTES);
+  if (!head.some((b) => b >= 0x80)) return false;
+  try {
+    // A sequence cut at the end of the head is not an error (stream).
+    new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 interface OpenBlock {
   type: "account" | "document";
   kind: string;

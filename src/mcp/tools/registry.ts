@@ -111,7 +111,11 @@ const TOOL_ERROR_SCHEMA = {
     error: {
       type: "object",
       required: ["code", "message"],
-      properties: { code: { type: "string" }, message: { type: "string" } },
+      properties: {
+        code: { type: "string" },
+        message: { type: "string" },
+        details: { type: "object", properties: { reason: { type: "string" } } },
+      },
     },
   },
 };
@@ -161,7 +165,10 @@ export async function callTool(
     return { found: true, result: successResult(output as Record<string, unknown>, text), outcome: "ok" };
   } catch (e) {
     if (e instanceof ApiError && (TOOL_ERROR_CODES as readonly string[]).includes(e.code)) {
-      return { found: true, result: errorResult(e.code, e.message), outcome: e.code };
+      // Why an account is refused (forbidden_account's reason) is said to an agent as to a client.
+      const reason = e.details?.reason;
+      const details = typeof reason === "string" ? { reason } : undefined;
+      return { found: true, result: errorResult(e.code, e.message, details), outcome: e.code };
     }
     throw e;
   }

@@ -22,6 +22,7 @@ export interface DownloadQuery {
   format: string;
   version?: string;
   bom?: string;
+  operation_id?: string;
 }
 
 /** The query's format, version and byte order mark, or validation_error naming the parameter. */
@@ -29,6 +30,7 @@ export function checkedDownload(query: DownloadQuery): {
   format: ExportFormat;
   version: "1.02" | "1.03";
   bom: boolean;
+  operationId: boolean;
 } {
   const format = query.format as ExportFormat;
   if (!["1c", "csv", "json"].includes(format))
@@ -43,7 +45,12 @@ export function checkedDownload(query: DownloadQuery): {
   if (query.bom !== undefined && query.bom !== "0" && query.bom !== "1") {
     throw validationError("bom", "bom: 1 (с меткой порядка байтов UTF-8) или 0");
   }
-  return { format, version, bom: query.bom === "1" };
+  if (query.operation_id !== undefined && format !== "csv")
+    throw validationError("operation_id", "operation_id допустим только для format=csv");
+  if (query.operation_id !== undefined && query.operation_id !== "0" && query.operation_id !== "1") {
+    throw validationError("operation_id", "operation_id: 1 (добавить столбец operation_id последним) или 0");
+  }
+  return { format, version, bom: query.bom === "1", operationId: query.operation_id === "1" };
 }
 
 /** A ready statement's file; not_ready otherwise (saying plainly when it failed and never will be). */
@@ -56,9 +63,15 @@ export function downloadResponse(
 ): Response {
   if (row.status === "failed") {
     // The spec's code, but plainly: a failed statement never becomes ready; retrying is useless.
+    // An order with an external_id answers the same failed statement when repeated: a new order
+    // needs a new external_id.
+    const again =
+      row.external_id !== null
+        ? `Закажите новую выписку с другим external_id (с тем же external_id вернётся эта же выписка «${row.external_id}»)`
+        : "Закажите выписку заново";
     throw new ApiError(
       "not_ready",
-      `Выписка не будет готова: банк ответил ошибкой (${row.error_code ?? "bank_error"}). Закажите выписку заново`,
+      `Выписка не будет готова: банк ответил ошибкой (${row.error_code ?? "bank_error"}). ${again}`,
       {
         status: "failed",
         error: { code: row.error_code ?? "bank_error", message: row.error_message ?? "Ошибка банка" },
@@ -78,6 +91,7 @@ export function downloadResponse(
   const file = exportStatement(deps.exports, row, account, format, {
     version: query.version,
     bom: query.bom,
+    operationId: query.operationId,
     created: { date: dateInZone(now, deps.timezone), time },
     pages: (job, pages, operations) => deps.exportThreads.source(job, pages, operations),
     onFailure: (error) =>

@@ -36,6 +36,8 @@ export interface ExportJob {
   statement: ExportedStatement;
   format: ExportFormat;
   version: OneCVersion;
+  /** csv: the operation_id column after the specification's 12. */
+  operationId?: boolean;
 }
 
 /** The bytes of page `n` of a statement: the operations at seq n*PAGE+1 … (n+1)*PAGE, in order
@@ -66,7 +68,14 @@ export function pageRenderer(queries: ExportReads, job: ExportJob): PageRenderer
     case "csv":
       return (n) => {
         const rows = queries.operationsCsvPage(statement, ...range(n));
-        return rows.length === 0 ? EMPTY : utf8.encode(csvLinesFromStored(rows.map((r) => r.values)));
+        return rows.length === 0
+          ? EMPTY
+          : utf8.encode(
+              csvLinesFromStored(
+                rows.map((r) => r.values),
+                job.operationId === true,
+              ),
+            );
       };
     case "1c": {
       const encoder = new OneCDocumentEncoder(job.version);
@@ -193,6 +202,8 @@ export function exportStatement(
     onBytes?: (bytes: number) => void;
     /** csv: start with the UTF-8 byte order mark (Excel in a Russian locale reads the file as cp1251 without it). */
     bom?: boolean;
+    /** csv: add the operation_id column (to merge overlapping statements). */
+    operationId?: boolean;
   },
 ): ExportFile {
   const base = `stmt_${account.alias}_${statement.date_from}_${statement.date_to}`;
@@ -200,6 +211,7 @@ export function exportStatement(
     statement: { id: statement.id, bank_account_id: statement.bank_account_id },
     format,
     version: opts.version,
+    operationId: opts.operationId === true,
   };
   const operations = statement.operations_count ?? 0;
   const pages = pageCount(operations);
@@ -226,7 +238,12 @@ export function exportStatement(
       return {
         filename: `${base}.csv`,
         contentType: "text/csv; charset=utf-8",
-        body: exportStream(source, opts.bom ? () => `\uFEFF${csvHeader()}` : csvHeader, () => "", null),
+        body: exportStream(
+          source,
+          () => `${opts.bom ? "\uFEFF" : ""}${csvHeader(opts.operationId === true)}`,
+          () => "",
+          null,
+        ),
       };
     case "1c":
       return {

@@ -36,7 +36,7 @@ function sameImport(row: StatementRow, account: BankAccountRecord, sha256: strin
 }
 
 /** The bank kind whose statements arrive as the bank's own 1C files (decisions §11). */
-const FILE_BANK = "file";
+export const FILE_BANK = "file";
 
 export interface StatementImportsDeps {
   clock: Clock;
@@ -80,23 +80,31 @@ export class StatementImports {
     const existing = this.deps.repo.findByExternalId(principal.tokenId, externalId);
     if (existing && sameImport(existing, account, sha256))
       return this.repeated(existing, account, input.file);
+    // The same file this token already imported to this account, under another external_id: that
+    // statement (a new external_id for the same bytes makes no second statement).
+    const sameFile = existing ? null : this.deps.repo.findImport(account.id, sha256, principal.tokenId);
+    if (sameFile) return this.repeated(sameFile, account, input.file);
     return this.storeFile(account, { apiTokenId: principal.tokenId, externalId, file: input.file, sha256 });
   }
 
-  /** An import made by an operator in the admin pages (no token, no external id). */
-  async importFileFromUi(bankAccountId: string, file: Uint8Array, sha256?: string): Promise<StatementView> {
+  /**
+   * An import made by an operator in the admin pages (no token, no external id). A file the
+   * operator already imported to this account (same SHA-256) answers that statement, created false.
+   */
+  async importFileFromUi(
+    bankAccountId: string,
+    file: Uint8Array,
+    sha256?: string,
+  ): Promise<{ created: boolean; statement: StatementView }> {
     const account = this.deps.accountOf(bankAccountId);
     if (!account) throw new ApiError("not_found", "Счёт не найден", { field: "bank_account_id" });
     if (account.bank !== FILE_BANK) {
       throw validationError("bank_account_id", "Выписки из файла загружаются только на счета с bank = file");
     }
-    const stored = await this.storeFile(account, {
-      apiTokenId: null,
-      externalId: null,
-      file,
-      sha256: sha256 ?? sha256Of(file),
-    });
-    return stored.statement;
+    const hash = sha256 ?? sha256Of(file);
+    const sameFile = this.deps.repo.findImport(account.id, hash, null);
+    if (sameFile) return this.repeated(sameFile, account, file);
+    return this.storeFile(account, { apiTokenId: null, externalId: null, file, sha256: hash });
   }
 
   /**

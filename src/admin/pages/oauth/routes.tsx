@@ -21,23 +21,29 @@ function consentPolicy(oauth: OAuthService, requestId: string): Record<string, s
 export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
   const { admin } = kit.deps;
   const { actorOf, signedInFrame, view, action, flashThen } = kit;
+  // The accounts offered are the chosen company's only (the first one unless another is chosen).
   const consentPage = (
     session: Parameters<typeof signedInFrame>[0],
     id: string,
     error: string | null,
     status = 200,
-  ) =>
-    page(
+    companyId?: string,
+  ) => {
+    const companies = admin.companies.list();
+    const company = companies.find((c) => c.company_id === companyId) ?? companies[0] ?? null;
+    return page(
       <OAuthConsentPage
         frame={signedInFrame(session, "Доступ для агента", "oauth")}
         request={oauth.requests.pendingRequest(id)}
-        companies={admin.companies.list()}
-        accounts={admin.accounts.list()}
+        companies={companies}
+        company={company}
+        accounts={company ? admin.accounts.list(company.company_id) : []}
         error={error}
       />,
       status,
       consentPolicy(oauth, id),
     );
+  };
 
   return [
     get(
@@ -99,7 +105,8 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
             ),
           );
         }
-        return view((session) => consentPage(session, ctx.params.id ?? "", null))(ctx);
+        const companyId = nonEmpty((ctx.query as Record<string, string | undefined>).company_id);
+        return view((session) => consentPage(session, ctx.params.id ?? "", null, 200, companyId))(ctx);
       },
       { detail: pageDoc("Admin pages: consent to an agent host's sign-in") },
     ),
@@ -119,7 +126,8 @@ export function oauthRoutes(kit: PageKit, oauth: OAuthService): PageRoute[] {
           );
           return redirect(redirect_to);
         } catch (e) {
-          if (e instanceof ApiError && e.status === 400) return consentPage(session, id, e.message, 400);
+          if (e instanceof ApiError && e.status === 400)
+            return consentPage(session, id, e.message, 400, form.company_id);
           throw e;
         }
       }),

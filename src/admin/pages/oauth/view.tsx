@@ -18,12 +18,16 @@ export function OAuthConsentPage({
   frame,
   request,
   companies,
+  company,
   accounts,
   error,
 }: {
   frame: Frame & { csrf: string };
   request: ConsentRequestView;
   companies: CompanyView[];
+  /** The company whose accounts are offered (another one is chosen by reloading the page). */
+  company: CompanyView | null;
+  /** The chosen company's accounts only. */
   accounts: BankAccountView[];
   error: string | null;
 }) {
@@ -73,28 +77,38 @@ export function OAuthConsentPage({
         </table>
         <p class="muted">
           Агент сможет только читать данные выбранных счетов; платить и менять что-либо он не может. Доступ
-          можно отозвать на странице «Приложения» или через API.
+          можно отозвать на странице «Приложения» (/admin/oauth) или через API.
         </p>
+        {companies.length > 1 ? (
+          <form method="get" action={`/admin/oauth/consent/${request.request_id}`}>
+            <label>
+              Компания
+              <select name="company_id">
+                {companies.map((c) => (
+                  <option value={c.company_id} selected={c.company_id === company?.company_id} safe>
+                    {`${c.name} (ИНН ${c.inn})`}
+                  </option>
+                ))}
+              </select>
+            </label>{" "}
+            <button type="submit" class="secondary">
+              Показать счета компании
+            </button>
+          </form>
+        ) : (
+          ""
+        )}
         <PostForm action={`/admin/oauth/consent/${request.request_id}`} csrf={frame.csrf}>
-          <label>
-            Компания
-            <select name="company_id" required>
-              {companies.map((c) => (
-                <option value={c.company_id} safe>{`${c.name} (ИНН ${c.inn})`}</option>
-              ))}
-            </select>
-          </label>
+          <input type="hidden" name="company_id" value={company?.company_id ?? ""} />
           <fieldset>
-            <legend>Счета</legend>
-            {accounts.map((a) => {
-              const company = companies.find((c) => c.company_id === a.company_id);
-              return (
-                <label class="check">
-                  <input type="checkbox" name={`account_${a.bank_account_id}`} />
-                  <span safe>{`${a.alias} ${a.account_number_masked} (${company?.name ?? ""})`}</span>
-                </label>
-              );
-            })}
+            <legend safe>{company ? `Счета компании ${company.name}` : "Счета"}</legend>
+            {accounts.map((a) => (
+              <label class="check">
+                <input type="checkbox" name={`account_${a.bank_account_id}`} />
+                <span safe>{`${a.alias} ${a.account_number_masked}`}</span>
+              </label>
+            ))}
+            {accounts.length === 0 ? <p class="muted">У этой компании нет счетов.</p> : ""}
           </fieldset>
           <div>
             <button type="submit" name="decision" value="approve">

@@ -1,6 +1,7 @@
 // Statements of every source: the list, ordering one, importing the bank's file, downloading.
 import { ApiError } from "../../../core/errors";
 import { isUuid } from "../../../core/ids";
+import { maskAccountNumber } from "../../../formats/mask";
 import { MB } from "../../../http/body-policy";
 import { checkedDownload, downloadResponse } from "../../../statements/export/download";
 import type { StatementStatus } from "../../../statements/repository";
@@ -108,21 +109,27 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
           );
         }
         // Parsed and stored off the server's thread; the audit entry follows the stored statement.
-        let view: StatementView;
+        let imported: { created: boolean; statement: StatementView };
         try {
-          view = await statements.importFileFromUi(input.bank_account_id, file.bytes, file.sha256);
+          imported = await statements.importFileFromUi(input.bank_account_id, file.bytes, file.sha256);
         } catch (error) {
           if (error instanceof ApiError) return refused(error);
           throw error;
         }
-        admin.audit.record("admin.statement.import", view.statement_id, actorOf(ctx), {
-          ...input,
-          filename: file.filename,
-          bytes: file.bytes.byteLength,
-        });
+        const view = imported.statement;
+        admin.audit.record(
+          "admin.statement.import",
+          view.statement_id,
+          actorOf(ctx),
+          { ...input, filename: file.filename, bytes: file.bytes.byteLength },
+          imported.created ? "ok" : "repeat",
+        );
+        const period = `${formatPeriod(view.date_from, view.date_to)}, операций: ${view.operations_count ?? 0}`;
         return flashThen(
           session,
-          `Выписка загружена: ${formatPeriod(view.date_from, view.date_to)}, операций: ${view.operations_count ?? 0}`,
+          imported.created
+            ? `Выписка загружена: ${period}`
+            : `Этот файл уже загружен на этот счёт: выписка ${period}; новая не создана`,
           "/admin/statements",
         );
       }),
@@ -169,9 +176,23 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
             format: ctx.query.format ?? "",
             version: ctx.query.version,
             bom: ctx.query.bom,
+            operation_id: ctx.query.operation_id,
           });
           const { row, account } = statements.forOperator(id);
-          return downloadResponse(deps.download, row, account, download, ctx.requestState.requestId);
+          const response = downloadResponse(
+            deps.download,
+            row,
+            account,
+            download,
+            ctx.requestState.requestId,
+          );
+          // The file carries the full number; its entry, like every other, only the masked one.
+          admin.audit.record("admin.statement.export", id, actorOf(ctx), {
+            format: download.format,
+            bank_account_id: account.id,
+            account_masked: maskAccountNumber(account.accountNumber),
+          });
+          return response;
         } catch (error) {
           return run(ctx, session, () => {
             throw error;
