@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import pkg from "../package.json" with { type: "json" };
 import { adminApi } from "./admin/api";
 import { adminPages } from "./admin/pages";
+import { tochkaWebhookRoutes } from "./banks/tochka/webhook-routes";
 import type { Services } from "./container";
 import { errorText } from "./core/logger";
 import { apiReference } from "./http/api-reference";
@@ -21,6 +22,7 @@ import { oauthRoutes } from "./oauth/routes";
 import { databaseWritableCheck } from "./ops/readiness";
 import { opsRoutes } from "./ops/routes";
 import { paymentRoutes } from "./payments/routes";
+import { coverageRoutes } from "./statements/coverage-routes";
 import { statementRoutes } from "./statements/routes";
 
 export interface AppOptions {
@@ -159,6 +161,24 @@ export function createApp(services: Services, options: AppOptions = {}) {
         ...download,
       }),
     )
+    .use(coverageRoutes({ guard: services.guard, access: services.access, coverage: services.coverage }))
+    .use(
+      tochkaWebhookRoutes({
+        verifier: services.tochkaWebhooks,
+        accountByNumber: (number, bik) => {
+          const found = services.accounts.findByNumber(number, bik);
+          return found ? services.accounts.findById(found.id) : null;
+        },
+        syncNow: (id) => {
+          const due = services.syncs.trigger(id);
+          if (due) services.syncRunner.kick();
+          return due;
+        },
+        audit: services.audit,
+        clock: services.clock,
+        logger: services.logger,
+      }),
+    )
     .use(paymentRoutes({ guard: services.guard, service: services.payments }))
     .use(mcpRoutes(agentEndpoint))
     // The same endpoint for OAuth access tokens (agent hosts that sign in: Claude, ChatGPT, …).
@@ -179,6 +199,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
         oauth: services.oauth,
         admin: services.admin,
         statements: services.statements,
+        sync: { service: services.syncs, kick: () => services.syncRunner.kick() },
+        coverage: services.coverage,
         sandboxLog: services.sandboxLog,
         adminToken: services.config.adminToken,
         refusals: refusals("admin.api.refused", "admin-api"),

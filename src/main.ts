@@ -179,6 +179,7 @@ async function startOn(
   const app = createApp(services, { version: VERSION });
   const workers: Worker[] = [
     services.poller,
+    services.syncRunner,
     services.paymentStatusPoller,
     services.balanceRefresher,
     services.mcp.sweeper,

@@ -17,7 +17,12 @@ import {
 const STATUS_BADGE = { ready: "ok", failed: "bad", processing: "warn" } as const;
 /** What operators read; the API's own words stay in the API. */
 const STATUS_LABEL = { ready: "готова", failed: "ошибка", processing: "готовится" } as const;
-const SOURCE_LABEL = { integration: "интеграция", ui: "вручную", import: "из файла банка" } as const;
+const SOURCE_LABEL = {
+  integration: "интеграция",
+  ui: "вручную",
+  import: "из файла банка",
+  sync: "синхронизация",
+} as const;
 
 export function StatementsPage({
   frame,
