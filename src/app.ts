@@ -4,7 +4,6 @@ import { Elysia } from "elysia";
 import pkg from "../package.json" with { type: "json" };
 import { adminApi } from "./admin/api";
 import { adminPages } from "./admin/pages";
-import { tochkaWebhookRoutes } from "./banks/tochka/webhook-routes";
 import type { Services } from "./container";
 import { errorText } from "./core/logger";
 import { apiReference } from "./http/api-reference";
@@ -24,6 +23,7 @@ import { opsRoutes } from "./ops/routes";
 import { paymentRoutes } from "./payments/routes";
 import { coverageRoutes } from "./statements/coverage-routes";
 import { statementRoutes } from "./statements/routes";
+import { tochkaWebhookRoutes } from "./sync/tochka-webhook-routes";
 
 export interface AppOptions {
   /** How to find the socket peer address; the default asks Bun's server. */

@@ -7,7 +7,7 @@ import { nextIsoDay, shiftIsoDay } from "../formats/dates";
 import type { Coverage, DateRange } from "../statements/coverage";
 
 /** The longest period one order may ask for (the statements' own rule). */
-export const MAX_PIECE_DAYS = 31;
+const MAX_PIECE_DAYS = 31;
 
 /** The pieces to order for the days of `coverage`, leaving out the days of `inFlight`. */
 export function planPieces(coverage: Coverage, inFlight: readonly DateRange[]): DateRange[] {

@@ -84,12 +84,12 @@ export class SyncRepository {
        RETURNING *`,
     );
     this.dueStmt = port.prepare<{ bank_account_id: string }, [number, number]>(
-      `SELECT bank_account_id FROM account_syncs WHERE enabled = 1 AND next_run_ms <= ?
+      `SELECT bank_account_id FROM account_syncs WHERE enabled = TRUE AND next_run_ms <= ?
         ORDER BY next_run_ms, bank_account_id LIMIT ?`,
     );
     this.claimStmt = port.prepare<StoredSyncRow, [number, string, string, number]>(
       `UPDATE account_syncs SET run_no = run_no + 1, next_run_ms = ?, last_run_at = ?
-        WHERE bank_account_id = ? AND enabled = 1 AND next_run_ms <= ?
+        WHERE bank_account_id = ? AND enabled = TRUE AND next_run_ms <= ?
        RETURNING *`,
     );
     this.inFlightStmt = port.prepare<DateRange, [string]>(
@@ -102,10 +102,10 @@ export class SyncRepository {
        ON CONFLICT (bank_account_id, sync_key) DO NOTHING`,
     );
     this.triggerStmt = port.prepare<unknown, [number, string]>(
-      "UPDATE account_syncs SET next_run_ms = ? WHERE bank_account_id = ? AND enabled = 1",
+      "UPDATE account_syncs SET next_run_ms = ? WHERE bank_account_id = ? AND enabled = TRUE",
     );
     this.enabledStmt = port.prepare<StoredSyncRow, []>(
-      "SELECT * FROM account_syncs WHERE enabled = 1 ORDER BY bank_account_id",
+      "SELECT * FROM account_syncs WHERE enabled = TRUE ORDER BY bank_account_id",
     );
   }
 

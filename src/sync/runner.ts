@@ -40,7 +40,7 @@ export class SyncRunner {
       this.again = true;
       return;
     }
-    void this.runOnce();
+    this.runOnce().catch((e) => this.logger.error("sync pass failed", { error: errorText(e) }));
   }
 
   /** One pass over the due accounts; resolves with the pieces ordered (tests call it directly). */

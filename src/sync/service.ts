@@ -40,7 +40,7 @@ export interface SyncServiceDeps {
 
 /** The wait before the next run: the interval, doubled for each run in a row the bank refused,
  *  at most a day. */
-export function backoffMs(intervalMinutes: number, failures: number): number {
+function backoffMs(intervalMinutes: number, failures: number): number {
   return Math.min(intervalMinutes * 60_000 * 2 ** Math.min(failures, 20), DAY_MS);
 }
 

@@ -3,15 +3,15 @@
 // Tochka account that syncs runs its sync at once; anything else verified is acknowledged (200,
 // or the bank sends it again 30 times) and audited.
 import { Elysia } from "elysia";
-import type { AuditLog } from "../../audit/audit-log";
-import type { Clock } from "../../core/clock";
-import { ApiError } from "../../core/errors";
-import type { Logger } from "../../core/logger";
-import type { BankAccountRecord } from "../../db/repos/accounts";
-import { bodyPolicyOption } from "../../http/body-policy";
-import { clientLimitOption } from "../../http/client-limit";
-import { withRequestState } from "../../http/request-state";
-import { type TochkaWebhookVerifier, WebhookRefused } from "./webhook";
+import type { AuditLog } from "../audit/audit-log";
+import { type TochkaWebhookVerifier, WebhookRefused } from "../banks/tochka/webhook";
+import type { Clock } from "../core/clock";
+import { ApiError } from "../core/errors";
+import type { Logger } from "../core/logger";
+import type { BankAccountRecord } from "../db/repos/accounts";
+import { bodyPolicyOption } from "../http/body-policy";
+import { clientLimitOption } from "../http/client-limit";
+import { withRequestState } from "../http/request-state";
 
 export interface TochkaWebhookDeps {
   verifier: TochkaWebhookVerifier;
