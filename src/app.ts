@@ -221,6 +221,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         payments: services.payments,
         oauth: services.oauth,
         download,
+        sync: { service: services.syncs, kick: () => services.syncRunner.kick() },
       }),
     );
   // A catch-all ("/admin/*") answers addresses no route has: it says nothing of a path's methods.

@@ -18,6 +18,7 @@ import type { OAuthService } from "../../oauth/service";
 import type { PaymentService } from "../../payments/service";
 import type { DownloadDeps } from "../../statements/export/download";
 import type { StatementService } from "../../statements/service";
+import type { SyncService } from "../../sync/service";
 import type { AdminServices } from "../areas";
 import type { AdminActor } from "../audit";
 import { type FormValues, type Frame, MessagePage, type NavKey } from "./layout";
@@ -46,6 +47,8 @@ export interface AdminPagesDeps {
   oauth: OAuthService;
   /** What a statement download needs (the same as the integration API's). */
   download: DownloadDeps;
+  /** Accounts that keep themselves fresh, and the pass that runs them now. */
+  sync: { service: SyncService; kick: () => void };
 }
 
 export type Outcome =
