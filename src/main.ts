@@ -205,7 +205,9 @@ async function startOn(
     );
   }
 
-  const demo = options.demo ? seedDemo(services.admin) : null;
+  const demo = options.demo
+    ? seedDemo(services.admin, (id) => services.syncs.configure(id, { enabled: true }))
+    : null;
 
   app.listen({
     hostname: config.host,
