@@ -4,9 +4,11 @@
 // each interval the days from the last covered one to today; bank refusals back it off; the
 // coverage calls (REST and admin) answer what the agent tools compute.
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
 import { parsePrometheus, sampleValue } from "../helpers/prometheus";
+import { ROOT } from "../helpers/server";
 
 const HOUR = 3_600_000;
 const METRICS_TOKEN = "metrics-scrape-token-0123";
@@ -272,6 +274,17 @@ describe("svc_sync_lag_seconds", () => {
     );
     await syncPass(t);
     // 2026-11-19 is final: it ended at 21:00 UTC, twelve hours ago.
-    expect(sampleValue(await scrape(), "svc_sync_lag_seconds", { bank_account_id: id })).toBe(12 * 3600);
+    const samples = await scrape();
+    expect(sampleValue(samples, "svc_sync_lag_seconds", { bank_account_id: id })).toBe(12 * 3600);
+    // The alert rules in ops/ watch metrics this scrape has.
+    const rules = Bun.YAML.parse(await Bun.file(join(ROOT, "ops/alerts.yml")).text()) as {
+      groups: { rules: { alert: string; expr: string }[] }[];
+    };
+    const exprs = rules.groups.flatMap((g) => g.rules.map((r) => r.expr));
+    expect(exprs.some((e) => e.startsWith("svc_sync_lag_seconds"))).toBe(true);
+    for (const expr of exprs) {
+      const metric = /^[a-z_]+/.exec(expr)?.[0] ?? "";
+      expect(samples.some((x) => x.name === metric)).toBe(true);
+    }
   });
 });
