@@ -186,13 +186,19 @@ export class SyncRepository {
     });
   }
 
-  /** A piece of run `run` is ready: a later run than the last refused one ends the failures. */
+  /** A piece of run `run` is ready: a later run than the last refused one ends the failures, and
+   *  the next run comes an interval after the last again. */
   recordSuccess(bankAccountId: string, run: number): void {
-    this.port
-      .prepare(
-        `UPDATE account_syncs SET failures = 0, last_error = NULL
-          WHERE bank_account_id = ? AND error_run < ? AND (failures > 0 OR last_error IS NOT NULL)`,
-      )
-      .run(bankAccountId, run);
+    this.port.transaction(() => {
+      const row = this.find(bankAccountId);
+      if (!row || run <= row.error_run || (row.failures === 0 && row.last_error === null)) return;
+      const startedMs = row.last_run_at ? Date.parse(row.last_run_at) : 0;
+      const nextRunMs = Math.min(row.next_run_ms, startedMs + row.interval_minutes * 60_000);
+      this.port
+        .prepare(
+          "UPDATE account_syncs SET failures = 0, last_error = NULL, next_run_ms = ? WHERE bank_account_id = ?",
+        )
+        .run(nextRunMs, bankAccountId);
+    });
   }
 }

@@ -5,6 +5,7 @@
 // coverage calls (REST and admin) answer what the agent tools compute.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import type { StatementRow } from "../../src/statements/repository";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
 import { expectError } from "../helpers/envelope";
 import { parsePrometheus, sampleValue } from "../helpers/prometheus";
@@ -200,6 +201,24 @@ describe("sync runs", () => {
     expect(await syncPass(t)).toBe(1);
     view = await json<SyncView>(await t.admin("GET", `/bank-accounts/${id}/sync`));
     expect(view.next_run_at).toBe("2026-11-20T15:00:00.000Z");
+  });
+
+  test("a ready piece of a later run clears last_error and the backoff; one of an earlier run does not", async () => {
+    const { t, id } = syncWorld("sandbox_failing");
+    await enable(t, id, { since: "2026-11-20" });
+    await syncPass(t);
+    const piece = (run: number) =>
+      ({ bank_account_id: id, source: "sync", sync_key: `${run}/2026-11-20/2026-11-20` }) as StatementRow;
+    t.services.syncs.pieceSettled(piece(1), { status: "ready" });
+    expect((await json<SyncView>(await t.admin("GET", `/bank-accounts/${id}/sync`))).last_error).toBeString();
+    t.services.syncs.pieceSettled(piece(2), { status: "ready" });
+    expect((await json<SyncView>(await t.admin("GET", `/bank-accounts/${id}/sync`))).last_error).toBeNull();
+    // No failures left: the next run an interval after the last, as before any refusal…
+    t.clock.advance(HOUR);
+    expect(await syncPass(t)).toBe(1);
+    // …whose refusal is the first in a row again: two intervals, not four.
+    const view = await json<SyncView>(await t.admin("GET", `/bank-accounts/${id}/sync`));
+    expect(view.next_run_at).toBe("2026-11-20T12:00:00.000Z");
   });
 
   test("at most a day between runs however many refusals", async () => {
