@@ -21,6 +21,8 @@ const DEFAULT_SINCE_DAYS = 90;
 const DEFAULT_INTERVAL_MINUTES = 60;
 const MIN_INTERVAL_MINUTES = 5;
 const MAX_INTERVAL_MINUTES = 1440;
+/** The days the lag reading looks at first (a scrape reads every syncing account). */
+const LAG_WINDOW_DAYS = 7;
 /** How far back `since` may go. */
 const MAX_SINCE_YEARS = 3;
 
@@ -210,9 +212,17 @@ export class SyncService {
   lags(): SyncLag[] {
     const now = this.deps.clock.now();
     const today = dateInZone(now, this.deps.timezone);
+    const newestCovered = (id: string, from: string) => {
+      const { covered } = this.deps.coverage.read(id, from, today, now);
+      return covered[covered.length - 1]?.date_to;
+    };
     return this.deps.repo.enabled().map((row) => {
-      const coverage = this.deps.coverage.read(row.bank_account_id, row.since, today, now);
-      const newest = coverage.covered[coverage.covered.length - 1]?.date_to ?? shiftIsoDay(row.since, -1);
+      // Usually yesterday: the last week is read first, the whole period only when it has none.
+      const lastWeek = shiftIsoDay(today, -LAG_WINDOW_DAYS);
+      const newest =
+        (lastWeek > row.since ? newestCovered(row.bank_account_id, lastWeek) : undefined) ??
+        newestCovered(row.bank_account_id, row.since) ??
+        shiftIsoDay(row.since, -1);
       const endMs = dayStartInZone(nextIsoDay(newest), this.deps.timezone);
       return { bank_account_id: row.bank_account_id, seconds: Math.max(0, (now.getTime() - endMs) / 1000) };
     });
