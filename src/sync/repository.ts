@@ -156,9 +156,20 @@ export class SyncRepository {
     );
   }
 
-  /** Makes an enabled account's run due at `nowMs` (a bank's notice); false when sync is off. */
-  trigger(bankAccountId: string, nowMs: number): boolean {
-    return this.triggerStmt.run(nowMs, bankAccountId).changes === 1;
+  /**
+   * Brings an enabled account's next run forward to `nowMs`, but not sooner than `minGapMs` after
+   * its last run began (a burst of the bank's notices orders today once, not once per notice);
+   * false when sync is off.
+   */
+  trigger(bankAccountId: string, nowMs: number, minGapMs: number): boolean {
+    return this.port.transaction(() => {
+      const row = this.find(bankAccountId);
+      if (!row?.enabled) return false;
+      const lastRunMs = row.last_run_at ? Date.parse(row.last_run_at) : 0;
+      const dueMs = Math.min(row.next_run_ms, Math.max(nowMs, lastRunMs + minGapMs));
+      this.triggerStmt.run(dueMs, bankAccountId);
+      return true;
+    });
   }
 
   /**

@@ -23,6 +23,8 @@ const MIN_INTERVAL_MINUTES = 5;
 const MAX_INTERVAL_MINUTES = 1440;
 /** The days the lag reading looks at first (a scrape reads every syncing account). */
 const LAG_WINDOW_DAYS = 7;
+/** A bank's notice runs a sync at once, but at most once a minute. */
+const MIN_TRIGGER_GAP_MS = 60_000;
 /** How far back `since` may go. */
 const MAX_SINCE_YEARS = 3;
 
@@ -132,9 +134,10 @@ export class SyncService {
     }
   }
 
-  /** Makes an account's run due now (a bank's notice of a payment); false when it does not sync. */
+  /** Makes an account's run due now, or a minute after its last began (a bank's notice of a
+   *  payment); false when it does not sync. */
   trigger(bankAccountId: string): boolean {
-    return this.deps.repo.trigger(bankAccountId, this.deps.clock.now().getTime());
+    return this.deps.repo.trigger(bankAccountId, this.deps.clock.now().getTime(), MIN_TRIGGER_GAP_MS);
   }
 
   /** Accounts whose run is due now, at most `limit` of them. */

@@ -82,6 +82,17 @@ describe("POST /webhooks/tochka", () => {
     expect(w.fake.requests.filter((r) => r.path === "/open-banking/v1.0/statements").length).toBe(before + 1);
     const [entry] = await webhookAudit(w.t);
     expect(entry).toMatchObject({ actor: "system", target: account.id, outcome: "ok" });
+    // A burst of notices: the next run a minute after the last began, not one per notice.
+    const again = await postWebhook(
+      w.t,
+      await signWebhook(incomingPayment(account.number, TOCHKA_BIK), keys.privateKey),
+    );
+    expect(await json(again)).toEqual({ received: true, sync: true });
+    expect(await w.t.services.syncRunner.runOnce()).toBe(0);
+    const sync = await json<{ last_run_at: string; next_run_at: string }>(
+      await w.t.admin("GET", `/bank-accounts/${account.id}/sync`),
+    );
+    expect(Date.parse(sync.next_run_at) - Date.parse(sync.last_run_at)).toBe(60_000);
   });
 
   test("a payment into an account that does not sync, or unknown to svc, is acknowledged and orders nothing", async () => {
