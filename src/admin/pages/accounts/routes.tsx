@@ -1,8 +1,7 @@
-// Bank accounts: the list and the form of a new account (its bank login typed as JSON), and each
-// account's sync (decisions §16) switched and tuned from its row.
+// Bank accounts: the list and the form of a new account (its bank login typed as JSON).
 import { validationError } from "../../../core/errors";
 import { type FormPage, nonEmpty, type PageKit, page } from "../kit";
-import { type PageRoute, pageDoc, post } from "../page-route";
+import type { PageRoute } from "../page-route";
 import { AccountsPage } from "./view";
 
 /** The login typed in the form as JSON (the service checks its shape); undefined when empty. */
@@ -18,9 +17,9 @@ function credentialsOf(text: string | undefined): Record<string, unknown> | unde
 }
 
 export function accountRoutes(kit: PageKit): PageRoute[] {
-  const { companies, accounts, audit } = kit.deps.admin;
-  const { service: sync, kick } = kit.deps.sync;
-  const { actorOf, signedInFrame, listWithForm, action, flashThen } = kit;
+  const { companies, accounts } = kit.deps.admin;
+  const { actorOf, signedInFrame, listWithForm } = kit;
+  const { service: sync } = kit.deps.sync;
 
   // On a refused post, the page again with the service's message and what was typed.
   const accountsPage: FormPage = (session, status = 200, error = null, values = {}) =>
@@ -37,59 +36,29 @@ export function accountRoutes(kit: PageKit): PageRoute[] {
       status,
     );
 
-  const syncRoute = post(
-    "/admin/accounts/:id/sync",
-    action((session, form, ctx) => {
-      const id = ctx.params.id ?? "";
-      const interval = nonEmpty(form.interval_minutes?.trim());
-      const settings = {
-        enabled: form.enabled === "on",
-        since: nonEmpty(form.since?.trim()),
-        interval_minutes: interval === undefined ? undefined : Number(interval),
-      };
-      const view = audit.audited(
-        "admin.account.sync",
+  return listWithForm(
+    "/admin/accounts",
+    accountsPage,
+    (form, ctx) => {
+      const ops = nonEmpty(form.ops_per_day);
+      const environment = form.environment === "sandbox" ? "sandbox" : "production";
+      const credentials = credentialsOf(form.credentials);
+      return accounts.create(
+        {
+          environment,
+          credentials,
+          company_id: form.company_id ?? "",
+          bank: form.bank ?? "",
+          account_number: (form.account_number ?? "").trim(),
+          bik: (form.bik ?? "").trim(),
+          currency: nonEmpty(form.currency?.trim()),
+          alias: nonEmpty(form.alias?.trim()),
+          sandbox: ops === undefined ? undefined : { ops_per_day: Number(ops) },
+        },
         actorOf(ctx),
-        settings,
-        () => sync.configure(accounts.find(id).id, settings),
-        (v) => v.bank_account_id,
       );
-      if (view.enabled) kick();
-      return flashThen(
-        session,
-        view.enabled ? "Синхронизация включена" : "Синхронизация выключена",
-        "/admin/accounts",
-      );
-    }),
-    { detail: pageDoc("Admin pages: switch and tune an account's sync", "form") },
+    },
+    (account) => `Счёт ${account.alias} (${account.account_number_masked}) добавлен`,
+    { list: "Admin pages: bank accounts", create: "Admin pages: add a bank account" },
   );
-
-  return [
-    syncRoute,
-    ...listWithForm(
-      "/admin/accounts",
-      accountsPage,
-      (form, ctx) => {
-        const ops = nonEmpty(form.ops_per_day);
-        const environment = form.environment === "sandbox" ? "sandbox" : "production";
-        const credentials = credentialsOf(form.credentials);
-        return accounts.create(
-          {
-            environment,
-            credentials,
-            company_id: form.company_id ?? "",
-            bank: form.bank ?? "",
-            account_number: (form.account_number ?? "").trim(),
-            bik: (form.bik ?? "").trim(),
-            currency: nonEmpty(form.currency?.trim()),
-            alias: nonEmpty(form.alias?.trim()),
-            sandbox: ops === undefined ? undefined : { ops_per_day: Number(ops) },
-          },
-          actorOf(ctx),
-        );
-      },
-      (account) => `Счёт ${account.alias} (${account.account_number_masked}) добавлен`,
-      { list: "Admin pages: bank accounts", create: "Admin pages: add a bank account" },
-    ),
-  ];
 }

@@ -1,6 +1,7 @@
 // The bank accounts page: the form of a new account, and the list with each account's bank login
 // (its state, the bank's consent, a new login, the accounts the bank shows through it) and its
 // sync (on or off, since when, how often, the last run and the bank's last refusal).
+
 import type { SyncView } from "../../../sync/model";
 import type { BankAccountView, CompanyView } from "../../model";
 import {
@@ -14,6 +15,7 @@ import {
   PostForm,
   type SignedInFrame,
 } from "../layout";
+import { SyncCell } from "./sync-view";
 
 export function AccountsPage({
   frame,
@@ -209,49 +211,5 @@ function DiscoverLink({ account }: { account: BankAccountView }) {
     <a href={`/admin/accounts/${account.bank_account_id}/discover`}>Счета в банке</a>
   ) : (
     ""
-  );
-}
-
-/** The account's sync: its state and the bank's last refusal, and the form that switches it. */
-function SyncCell({ sync, csrf }: { sync: SyncView; csrf: string }) {
-  return (
-    <>
-      {sync.enabled ? <Badge kind="ok" text="включена" /> : <Badge kind="plain" text="выключена" />}
-      {sync.enabled ? <div safe>{`с ${sync.since}, каждые ${sync.interval_minutes} мин`}</div> : ""}
-      {sync.last_run_at ? <div safe>{`последний запуск ${formatTime(sync.last_run_at)}`}</div> : ""}
-      {sync.next_run_at ? <div safe>{`следующий ${formatTime(sync.next_run_at)}`}</div> : ""}
-      {sync.last_error ? (
-        <div>
-          <Badge kind="bad" text="ошибка банка" /> <span safe>{sync.last_error}</span>
-        </div>
-      ) : (
-        ""
-      )}
-      <details>
-        <summary>Настроить</summary>
-        <PostForm action={`/admin/accounts/${sync.bank_account_id}/sync`} csrf={csrf}>
-          <label>
-            <input type="checkbox" name="enabled" checked={sync.enabled} /> Заказывать выписки самому
-          </label>
-          <label>
-            С даты
-            <input name="since" type="date" value={attr(sync.since)} />
-          </label>
-          <label>
-            Интервал, минут (5–1440)
-            <input
-              name="interval_minutes"
-              type="number"
-              min="5"
-              max="1440"
-              value={attr(String(sync.interval_minutes))}
-            />
-          </label>
-          <button type="submit" class="secondary">
-            Сохранить
-          </button>
-        </PostForm>
-      </details>
-    </>
   );
 }
