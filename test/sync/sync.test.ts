@@ -266,6 +266,20 @@ describe("coverage", () => {
     const other = t.fixtures.account(companyId).bank_account_id;
     await expectError(await get("date_from=2026-11-01&date_to=2026-11-02", other), 403, "forbidden_account");
     await expectError(
+      await get("date_from=2026-11-01&date_to=2026-11-02", "not-a-uuid"),
+      400,
+      "invalid request body",
+    );
+    const agent = t.fixtures.token(companyId, {
+      purpose: "mcp",
+      accounts: [{ bank_account_id: id, allow_read_statements: true }],
+    }).token;
+    await expectError(
+      await get("date_from=2026-11-01&date_to=2026-11-02", id, agent),
+      403,
+      "forbidden_purpose",
+    );
+    await expectError(
       await get("date_from=2026-11-01&date_to=2026-11-02", id, "svc_test_nope"),
       401,
       "invalid_token_format",
