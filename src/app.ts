@@ -23,7 +23,9 @@ import { homePage } from "./ops/home";
 import { databaseWritableCheck } from "./ops/readiness";
 import { opsRoutes } from "./ops/routes";
 import { paymentRoutes } from "./payments/routes";
+import { coverageRoutes } from "./statements/coverage-routes";
 import { statementRoutes } from "./statements/routes";
+import { tochkaWebhookRoutes } from "./sync/tochka-webhook-routes";
 
 export interface AppOptions {
   /** How to find the socket peer address; the default asks Bun's server. */
@@ -164,6 +166,24 @@ export function createApp(services: Services, options: AppOptions = {}) {
         ...download,
       }),
     )
+    .use(coverageRoutes({ guard: services.guard, access: services.access, coverage: services.coverage }))
+    .use(
+      tochkaWebhookRoutes({
+        verifier: services.tochkaWebhooks,
+        accountByNumber: (number, bik) => {
+          const found = services.accounts.findByNumber(number, bik);
+          return found ? services.accounts.findById(found.id) : null;
+        },
+        syncNow: (id) => {
+          const due = services.syncs.trigger(id);
+          if (due) services.syncRunner.kick();
+          return due;
+        },
+        audit: services.audit,
+        clock: services.clock,
+        logger: services.logger,
+      }),
+    )
     .use(paymentRoutes({ guard: services.guard, service: services.payments }))
     .use(
       directbankRoutes({
@@ -192,6 +212,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
         oauth: services.oauth,
         admin: services.admin,
         statements: services.statements,
+        sync: { service: services.syncs, kick: () => services.syncRunner.kick() },
+        coverage: services.coverage,
         sandboxLog: services.sandboxLog,
         adminToken: services.config.adminToken,
         refusals: refusals("admin.api.refused", "admin-api"),
@@ -218,6 +240,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
           services.directbank.settingsForOperator(id, accountId, undefined),
         timezone: services.config.timezone,
         read: services.mcp.read,
+        sync: { service: services.syncs, kick: () => services.syncRunner.kick() },
       }),
     );
   // A catch-all ("/admin/*") answers addresses no route has: it says nothing of a path's methods.

@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { parseIpRange } from "./auth/ip";
+import { TOCHKA_WEBHOOK_KEY, webhookKeyProblem } from "./banks/tochka/webhook";
 import { DEFAULT_TIMEZONE } from "./core/clock";
 import type { LogLevel } from "./core/logger";
 
@@ -44,8 +45,9 @@ export interface Config {
   auditRetentionDays: number | null;
   /** Rows kept in memory between requests (tokens, grants, accounts, statements, sessions, balances). */
   rowCache: boolean;
-  /** Tochka Bank: its API (production and sandbox) and its OAuth server. */
-  tochka: { apiUrl: string; sandboxUrl: string; authUrl: string };
+  /** Tochka Bank: its API (production and sandbox), its OAuth server, and the public key (JWK)
+   *  its webhooks are signed with (SVC_TOCHKA_WEBHOOK_KEY). */
+  tochka: { apiUrl: string; sandboxUrl: string; authUrl: string; webhookKey: string };
   /** The service's address as browsers and banks reach it (OAuth redirect URIs). */
   publicUrl: string;
   /** Fetch OAuth client metadata documents from internal addresses (and over http): labs, tests. */
@@ -82,6 +84,14 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
 }
 
 /** An http(s) base URL without a trailing slash. */
+/** SVC_TOCHKA_WEBHOOK_KEY: the bank's public key as a JWK; default the one it publishes. */
+function tochkaWebhookKey(env: Env): string {
+  const raw = str(env, "SVC_TOCHKA_WEBHOOK_KEY", TOCHKA_WEBHOOK_KEY).trim();
+  const problem = webhookKeyProblem(raw);
+  if (problem) throw new ConfigError("SVC_TOCHKA_WEBHOOK_KEY", problem);
+  return raw;
+}
+
 function baseUrl(env: Env, name: string, fallback: string): string {
   const raw = str(env, name, fallback).trim();
   let url: URL;
@@ -222,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
       apiUrl: baseUrl(env, "SVC_TOCHKA_API_URL", "https://enter.tochka.com/uapi"),
       sandboxUrl: baseUrl(env, "SVC_TOCHKA_SANDBOX_URL", "https://enter.tochka.com/sandbox/v2"),
       authUrl: baseUrl(env, "SVC_TOCHKA_AUTH_URL", "https://enter.tochka.com"),
+      webhookKey: tochkaWebhookKey(env),
     },
     publicUrl: baseUrl(env, "SVC_PUBLIC_URL", `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
     oauthAllowInternalClients: internalClients === "on",

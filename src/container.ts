@@ -21,6 +21,7 @@ import type { BankRegistry } from "./banks/registry";
 import { createSandboxRegistry } from "./banks/registry";
 import { SqlSandboxRequestLog } from "./banks/sandbox/sql-request-log";
 import { createTochkaAdapter } from "./banks/tochka/adapter";
+import { TochkaWebhookVerifier } from "./banks/tochka/webhook";
 import type { Config } from "./config";
 import { type Clock, dateInZone } from "./core/clock";
 import type { Logger } from "./core/logger";
@@ -43,11 +44,16 @@ import { storeReadings } from "./ops/readings";
 import { PaymentRepository } from "./payments/repository";
 import { PaymentService } from "./payments/service";
 import { PaymentStatusPoller } from "./payments/status-poller";
+import { AccountCoverage } from "./statements/account-coverage";
+import { CoverageReader } from "./statements/coverage";
 import { ExportThreads, type ExportThreadsOptions } from "./statements/export/threads";
 import { ImportThreads, type ImportThreadsOptions } from "./statements/import/threads";
 import { BalanceRefresher, StatementPoller } from "./statements/poller";
 import { type BalanceRow, StatementRepository } from "./statements/repository";
 import { StatementService } from "./statements/service";
+import { SyncRepository } from "./sync/repository";
+import { SyncRunner } from "./sync/runner";
+import { type SyncLag, SyncService } from "./sync/service";
 
 export interface ServiceOverrides {
   rateLimiter?: RateLimiter;
@@ -78,7 +84,9 @@ export function buildServices(
   const accounts = new BankAccountRepository(port, externalChanges);
   const tokens = new TokenRepository(port, externalChanges);
   // Counted only where someone can scrape them (SVC_METRICS_TOKEN set); otherwise nothing is kept.
-  const metrics = config.metricsToken ? new PrometheusMetrics(storeReadings(store, clock)) : null;
+  const metrics = config.metricsToken
+    ? new PrometheusMetrics(storeReadings(store, clock, (): SyncLag[] => syncs.lags()))
+    : null;
   const audit = new AuditLog(port);
   // Agent calls commit their audit entries in groups; everything else writes its own.
   const agentAudit = new AuditBatcher(audit, metrics ?? undefined);
@@ -181,8 +189,24 @@ export function buildServices(
     intervalMs: config.bankPollIntervalMs,
     leaseMs: config.pollLeaseMs,
     pacingMs: (bank) => (banks.has(bank) ? (banks.get(bank).minIntervalMs ?? 0) : 0),
+    onSettled: (row, outcome) => syncs.pieceSettled(row, outcome),
   });
   statements.onOrder((id) => poller.dispatch(id));
+  // Accounts that keep themselves fresh: their pieces are ordinary statements for the poller.
+  const syncs: SyncService = new SyncService({
+    clock,
+    timezone: config.timezone,
+    repo: new SyncRepository(port),
+    coverage: new CoverageReader(port, config.timezone),
+    accountOf,
+    gateway,
+    audit,
+    atomically,
+    dispatch: (id) => poller.dispatch(id),
+  });
+  const syncRunner = new SyncRunner(syncs, config.bankPollIntervalMs, logger);
+  const coverage = new AccountCoverage(new CoverageReader(port, config.timezone), clock);
+  const tochkaWebhooks = new TochkaWebhookVerifier(config.tochka.webhookKey);
   const balanceRefresher = new BalanceRefresher(
     () => accounts.list(),
     (account) => statements.refreshBalance(account),
@@ -284,6 +308,10 @@ export function buildServices(
     importThreads,
     statements,
     poller,
+    syncs,
+    syncRunner,
+    coverage,
+    tochkaWebhooks,
     balanceRefresher,
     directbank,
     paymentRepo,

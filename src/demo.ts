@@ -1,7 +1,9 @@
 // `svc serve --demo`: on an empty database, a demo company with one account on each sandbox
-// bank and one token of each purpose, printed once with ready-to-paste commands.
+// bank (those whose bank gives statements syncing themselves) and one token of each purpose,
+// printed once with ready-to-paste commands.
 import path from "node:path";
 import type { AdminServices } from "./admin/areas";
+import { shiftIsoDay } from "./formats/dates";
 import { withAccountKey } from "./formats/validators";
 
 export interface DemoResult {
@@ -13,7 +15,11 @@ export interface DemoResult {
 
 const DEMO_BIK = "044525225";
 
-export function seedDemo(admin: AdminServices): DemoResult | null {
+/** `switchOnSync`: switches an account's sync on (decisions §16: the demo's sandbox accounts sync). */
+export function seedDemo(
+  admin: AdminServices,
+  switchOnSync?: (bankAccountId: string) => void,
+): DemoResult | null {
   if (admin.companies.list().length > 0) return null;
   const company = admin.companies.create({
     name: "ООО «Ромашка» (демо)",
@@ -33,6 +39,7 @@ export function seedDemo(admin: AdminServices): DemoResult | null {
       bik: DEMO_BIK,
       alias: b.alias,
     });
+    if (b.bank !== "sandbox_no_statements") switchOnSync?.(account.bank_account_id);
     return { bank: b.bank, bank_account_id: account.bank_account_id, alias: account.alias };
   });
   const integration = admin.tokens.create({
@@ -135,6 +142,9 @@ export function demoBanner(demo: DemoResult, baseUrl: string, today: string, sig
     `    -d '{"bank_account_id":"${main.bank_account_id}","external_id":"demo-1","date_from":"${from}","date_to":"${to}"}'`,
     `  curl -s $SVC/api/v1/integration/statements/<statement_id> -H "Authorization: Bearer $SVC_TOKEN"`,
     `  curl -s -OJ "$SVC/api/v1/integration/statements/<statement_id>/export?format=1c" -H "Authorization: Bearer $SVC_TOKEN"`,
+    "  # main and failing order their own statements (sync): which days of the last 90 svc holds",
+    `  curl -s "$SVC/api/v1/integration/bank-accounts/${main.bank_account_id}/coverage?date_from=${shiftIsoDay(to, -89)}&date_to=${to}" \\`,
+    `    -H "Authorization: Bearer $SVC_TOKEN"`,
     "  # an agent call: open a session, then call a tool",
     `  SID=$(curl -s -D - -o /dev/null -X POST $SVC/api/v1/mcp -H "Authorization: Bearer $SVC_AGENT_TOKEN" \\`,
     `    -H 'Content-Type: application/json' \\`,

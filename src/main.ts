@@ -179,6 +179,7 @@ async function startOn(
   const app = createApp(services, { version: VERSION });
   const workers: Worker[] = [
     services.poller,
+    services.syncRunner,
     services.paymentStatusPoller,
     services.balanceRefresher,
     services.mcp.sweeper,
@@ -204,7 +205,9 @@ async function startOn(
     );
   }
 
-  const demo = options.demo ? seedDemo(services.admin) : null;
+  const demo = options.demo
+    ? seedDemo(services.admin, (id) => services.syncs.configure(id, { enabled: true }))
+    : null;
 
   app.listen({
     hostname: config.host,

@@ -1,6 +1,7 @@
 // lanes: sqlite
 import { describe, expect, test } from "bun:test";
 import { availableParallelism } from "node:os";
+import { TOCHKA_WEBHOOK_KEY } from "../src/banks/tochka/webhook";
 import { ConfigError, loadConfig } from "../src/config";
 
 const KEY = Buffer.alloc(32, 1).toString("base64");
@@ -46,6 +47,7 @@ describe("loadConfig", () => {
         apiUrl: "https://enter.tochka.com/uapi",
         sandboxUrl: "https://enter.tochka.com/sandbox/v2",
         authUrl: "https://enter.tochka.com",
+        webhookKey: TOCHKA_WEBHOOK_KEY,
       },
       publicUrl: "http://127.0.0.1:8080",
       oauthAllowInternalClients: false,
@@ -115,6 +117,7 @@ describe("loadConfig", () => {
         apiUrl: "http://127.0.0.1:9000/uapi",
         sandboxUrl: "http://127.0.0.1:9000/sandbox/v2",
         authUrl: "http://127.0.0.1:9000",
+        webhookKey: TOCHKA_WEBHOOK_KEY,
       },
       publicUrl: "https://svc.example.com",
       oauthAllowInternalClients: true,

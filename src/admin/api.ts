@@ -8,8 +8,11 @@ import { bodyPolicyOption } from "../http/body-policy";
 import { refuseUnknownFields } from "../http/closed-body";
 import { JSON_BODY, routeDoc, type SuccessDoc } from "../http/docs";
 import type { OAuthService } from "../oauth/service";
+import { type AccountCoverage, CoverageQuery, CoverageSchema } from "../statements/account-coverage";
 import { BalanceSchema, StatementPageSchema, StatementSchema } from "../statements/model";
 import type { StatementService } from "../statements/service";
+import { SyncSchema, SyncSettingsBody } from "../sync/model";
+import type { SyncService } from "../sync/service";
 import type { AdminServices } from "./areas";
 import {
   AccountFilterQuery,
@@ -54,6 +57,9 @@ const ok = (schema: SuccessDoc["schema"], description = "OK") => ({ 200: { descr
 export interface AdminApiDeps {
   admin: AdminServices;
   statements: StatementService;
+  /** Accounts that keep themselves fresh (decisions §16), and the pass that runs them now. */
+  sync: { service: SyncService; kick: () => void };
+  coverage: AccountCoverage;
   sandboxLog: SqlSandboxRequestLog;
   adminToken: string | null;
   oauth: OAuthService;
@@ -71,6 +77,8 @@ const DirectBankSettingsQuery = Type.Object({
 export function adminApi({
   admin,
   statements,
+  sync,
+  coverage,
   sandboxLog,
   adminToken,
   oauth,
@@ -217,6 +225,51 @@ export function adminApi({
         query: AuditLogQuery,
         detail: doc("Query the audit log, newest first", [], ok(AuditPageSchema)),
       })
+      .get("/bank-accounts/:id/sync", ({ params }) => sync.service.view(params.id), {
+        params: IdParams,
+        detail: doc(
+          "The account's sync: whether svc orders its statements itself",
+          ["not_found"],
+          ok(SyncSchema),
+        ),
+      })
+      .put(
+        "/bank-accounts/:id/sync",
+        ({ params, body, actor }) => {
+          const view = admin.audit.audited(
+            "admin.account.sync",
+            actor,
+            body,
+            () => sync.service.configure(params.id, body),
+            (v) => v.bank_account_id,
+          );
+          if (view.enabled) sync.kick();
+          return view;
+        },
+        {
+          params: IdParams,
+          bodyPolicy: JSON_BODY,
+          body: SyncSettingsBody,
+          detail: doc(
+            'Switch the account\'s sync on or off and tune it: svc orders the missing days since `since` in pieces of at most 31 days, then every interval the days from the last covered one to today (source "sync")',
+            ["not_found", "bank_not_supported"],
+            ok(SyncSchema),
+          ),
+        },
+      )
+      .get(
+        "/bank-accounts/:id/coverage",
+        ({ params, query }) => coverage.of(admin.accounts.find(params.id).id, query.date_from, query.date_to),
+        {
+          params: IdParams,
+          query: CoverageQuery,
+          detail: doc(
+            "Which days of a period svc holds in full (covered), as of a time during the day (partial) or not at all (missing); at most 366 days",
+            ["not_found"],
+            ok(CoverageSchema),
+          ),
+        },
+      )
       .post(
         "/bank-accounts/:id/balance/refresh",
         async ({ params, actor }) => {

@@ -21,6 +21,7 @@ import m17 from "../../migrations/0017_payment_submission_leases.sql" with { typ
 import m18 from "../../migrations/0018_oauth_sweep_indexes.sql" with { type: "text" };
 import m19 from "../../migrations/0019_statement_days.sql" with { type: "text" };
 import m20 from "../../migrations/0020_directbank.sql" with { type: "text" };
+import m21 from "../../migrations/0021_account_sync.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_foundation", when: 1795305559428, breakpoints: true, sql: m0 },
@@ -44,4 +45,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0018_oauth_sweep_indexes", when: 1795676872454, breakpoints: true, sql: m18 },
   { tag: "0019_statement_days", when: 1795684362448, breakpoints: true, sql: m19 },
   { tag: "0020_directbank", when: 1795695477571, breakpoints: true, sql: m20 },
+  { tag: "0021_account_sync", when: 1795697895443, breakpoints: true, sql: m21 },
 ];

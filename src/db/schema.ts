@@ -143,7 +143,7 @@ export const statements = sqliteTable(
       .notNull()
       .references(() => bankAccounts.id),
     apiTokenId: text("api_token_id"),
-    source: text("source", { enum: ["integration", "ui", "import"] }).notNull(),
+    source: text("source", { enum: ["integration", "ui", "import", "sync"] }).notNull(),
     externalId: text("external_id"),
     dateFrom: text("date_from").notNull(),
     dateTo: text("date_to").notNull(),
@@ -173,9 +173,13 @@ export const statements = sqliteTable(
     // Until when one poller (of one replica) holds the statement: no other sends or polls it
     // meanwhile; a poller that died lets it go when the time passes.
     leaseUntilMs: integer("lease_until_ms").notNull().default(0),
+    // A piece ordered by the account's sync (source "sync"): "{run}/{date_from}/{date_to}", the
+    // run's number and its days, so a piece is ordered once whichever replica plans the run.
+    syncKey: text("sync_key"),
   },
   (t) => [
     uniqueIndex("statements_token_external_uq").on(t.apiTokenId, t.externalId),
+    uniqueIndex("statements_sync_key_uq").on(t.bankAccountId, t.syncKey),
     index("statements_account_idx").on(t.bankAccountId, t.createdAt, t.id),
     index("statements_due_idx").on(t.status, t.nextPollAtMs),
   ],
@@ -498,4 +502,29 @@ export const directbankPackets = sqliteTable(
     index("directbank_packets_ready_idx").on(t.apiTokenId, t.readyAt),
     index("directbank_packets_client_idx").on(t.apiTokenId, t.clientPacketId),
   ],
+);
+
+// An account that keeps itself fresh (decisions §16): svc orders its statements itself. A run is
+// claimed by moving next_run_ms (one statement, atomic on either store: of several replicas one
+// gets it) in the same transaction that orders its pieces; run_no numbers the runs for the
+// pieces' keys. failures counts the runs in a row whose pieces the bank refused (error_run: the
+// last such run), which sets the backoff.
+export const accountSyncs = sqliteTable(
+  "account_syncs",
+  {
+    bankAccountId: text("bank_account_id")
+      .primaryKey()
+      .references(() => bankAccounts.id),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(false),
+    since: text("since").notNull(),
+    intervalMinutes: integer("interval_minutes").notNull().default(60),
+    nextRunMs: integer("next_run_ms").notNull().default(0),
+    runNo: integer("run_no").notNull().default(0),
+    lastRunAt: text("last_run_at"),
+    lastError: text("last_error"),
+    failures: integer("failures").notNull().default(0),
+    errorRun: integer("error_run").notNull().default(0),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("account_syncs_due_idx").on(t.enabled, t.nextRunMs)],
 );

@@ -51,3 +51,8 @@ export function daysInclusive(from: string, to: string): number {
 export function nextIsoDay(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
 }
+
+/** The calendar day `days` after `day` (YYYY-MM-DD); negative `days` go back. */
+export function shiftIsoDay(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}

@@ -18,8 +18,9 @@ export const MB = 1024 * 1024;
 
 export interface BodyPolicy {
   /** json: parsed and hardened; form: application/x-www-form-urlencoded (JSON still accepted);
-   *  stream: left unread for the route (multipart uploads). */
-  kind: "json" | "form" | "stream";
+   *  text: the UTF-8 text as it is (a bank's signed notice); stream: left unread for the route
+   *  (multipart uploads). */
+  kind: "json" | "form" | "text" | "stream";
   /** Bytes. */
   limit: number;
   /** "reject" (default): a bad body is 400 after the route's derive hooks (its authentication);
@@ -201,6 +202,7 @@ async function readAndParse(
   if (bytes.byteLength === 0) return null;
   try {
     const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    if (policy.kind === "text") return text;
     if (policy.kind === "form" && contentType?.startsWith("application/x-www-form-urlencoded")) {
       return Object.fromEntries(new URLSearchParams(text)) as FormBody;
     }

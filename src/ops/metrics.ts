@@ -13,6 +13,8 @@ export interface OpsReadings {
   oldestProcessingAgeSeconds(): number;
   openAgentSessions(): number;
   databaseBytes(): { database: number; wal: number };
+  /** Per syncing account: seconds from the end of its newest final day to now. */
+  syncLags(): { bank_account_id: string; seconds: number }[];
 }
 
 const HTTP_METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);
@@ -113,6 +115,19 @@ export class PrometheusMetrics implements Metrics {
       registers,
       collect() {
         this.set(readings.openAgentSessions());
+      },
+    });
+    // One series per syncing account (decisions §16): as many as the operator switched on, the
+    // one label that names an account.
+    new Gauge({
+      name: "svc_sync_lag_seconds",
+      help: "Per syncing account: now minus the end of its newest final day (a day is final once a statement fetched after it ended is ready)",
+      labelNames: ["bank_account_id"],
+      registers,
+      collect() {
+        this.reset();
+        for (const { bank_account_id, seconds } of readings.syncLags())
+          this.set({ bank_account_id }, seconds);
       },
     });
     new Gauge({

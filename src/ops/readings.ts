@@ -3,7 +3,7 @@ import type { Clock } from "../core/clock";
 import type { Store } from "../db/store";
 import type { OpsReadings } from "./metrics";
 
-export function storeReadings(store: Store, clock: Clock): OpsReadings {
+export function storeReadings(store: Store, clock: Clock, syncLags: OpsReadings["syncLags"]): OpsReadings {
   const { port } = store;
   const byStatus = port.prepare<{ status: string; count: number }, []>(
     "SELECT status, count(*) AS count FROM statements GROUP BY status ORDER BY status",
@@ -23,5 +23,6 @@ export function storeReadings(store: Store, clock: Clock): OpsReadings {
     },
     openAgentSessions: () => sessions.get(clock.now().getTime())?.count ?? 0,
     databaseBytes: () => store.databaseBytes(),
+    syncLags,
   };
 }

@@ -17,6 +17,7 @@ const StatementSourceSchema = Type.Union([
   Type.Literal("integration"),
   Type.Literal("ui"),
   Type.Literal("import"),
+  Type.Literal("sync"),
 ]);
 
 /** The statement object: REST responses and (with free text masked) the agent tools' results. */

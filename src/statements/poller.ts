@@ -25,7 +25,12 @@ export interface PollerDeps {
   concurrency?: number;
   /** Minimum gap between two calls to one bank; real banks allow 5–20 requests per second. */
   pacingMs?: (bank: string) => number;
+  /** Told how a statement's bank call ended (the account's sync backs off on refusals). */
+  onSettled?: (row: StatementRow, outcome: SettledOutcome) => void;
 }
+
+/** How a statement's bank call ended: ready, refused for good, or failed and tried again later. */
+export type SettledOutcome = { status: "ready" } | { status: "failed" | "retrying"; message: string };
 
 const STORE_CHUNK = 2000;
 /** How long a poller holds a statement without renewing (storing renews it between chunks): longer
@@ -177,6 +182,7 @@ export class StatementPoller {
         result.error.message,
         result.error.bank_code ?? null,
       );
+      this.settled(row, { status: "failed", message: result.error.message });
       return;
     }
 
@@ -221,12 +227,23 @@ export class StatementPoller {
           }
         : null,
     );
+    this.settled(row, { status: "ready" });
+  }
+
+  /** Tells onSettled; what it does is not the poller's to fail on. */
+  private settled(row: StatementRow, outcome: SettledOutcome): void {
+    try {
+      this.deps.onSettled?.(row, outcome);
+    } catch (e) {
+      this.deps.logger.error("statement outcome not recorded", { statement_id: row.id, error: errorText(e) });
+    }
   }
 
   private onError(row: StatementRow, error: unknown): void {
     const fresh = this.deps.repo.findById(row.id) ?? row;
     if (error instanceof BankError && !error.retryable) {
       this.deps.repo.markFailed(row.id, "bank_error", error.message, error.bankCode);
+      this.settled(row, { status: "failed", message: error.message });
       return;
     }
     // Capped backoff; a bank that said when to come back (Retry-After) is not asked sooner.
@@ -236,6 +253,7 @@ export class StatementPoller {
       error instanceof BankError ? (error.retryAfterMs ?? 0) : 0,
     );
     this.deps.repo.reschedule(row.id, this.deps.clock.now().getTime() + wait);
+    this.settled(row, { status: "retrying", message: errorText(error) });
     this.deps.logger.warn("statement poll failed; will retry", {
       statement_id: row.id,
       error: errorText(error),

@@ -16,7 +16,7 @@ export interface StatementRow {
   id: string;
   bank_account_id: string;
   api_token_id: string | null;
-  source: "integration" | "ui" | "import";
+  source: "integration" | "ui" | "import" | "sync";
   external_id: string | null;
   date_from: string;
   date_to: string;
@@ -41,6 +41,8 @@ export interface StatementRow {
   import_sha256: string | null;
   /** Until when a poller holds it (0: nobody). */
   lease_until_ms: number;
+  /** A sync's piece: "{run}/{date_from}/{date_to}" (sync/repository.ts); null for other sources. */
+  sync_key: string | null;
 }
 
 export interface StatementListFilter {

@@ -86,6 +86,32 @@ describe("demo data", () => {
     }
   });
 
+  test("svc serve --demo switches sync on for the sandbox accounts that give statements: the last 90 days fill", async () => {
+    const clock = new ManualClock("2026-11-20T09:00:00Z");
+    const server = await startServer(loadConfig({ SVC_DB_PATH: ":memory:", SVC_PORT: "0" }), {
+      demo: true,
+      clock,
+      logger: createLogger("error", () => {}),
+      print: () => {},
+    });
+    try {
+      const { services } = server;
+      const byAlias = new Map(services.admin.accounts.list().map((a) => [a.alias, a.bank_account_id]));
+      const enabled = (alias: string) => services.syncs.view(byAlias.get(alias) ?? "").enabled;
+      expect([enabled("main"), enabled("failing"), enabled("nostmt")]).toEqual([true, true, false]);
+      // The pass that started with the server, its bank requests, and one poll.
+      await services.syncRunner.runOnce();
+      await services.poller.idle();
+      await services.poller.tick();
+      await services.poller.idle();
+      const coverage = services.coverage.of(byAlias.get("main") ?? "", "2026-08-23", "2026-11-20");
+      expect(coverage.covered).toEqual([{ date_from: "2026-08-23", date_to: "2026-11-19" }]);
+      expect(coverage.missing).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+
   test("the banner goes to standard error; standard output, the log stream, never carries a token", async () => {
     const written = { stdout: "", stderr: "" };
     const out = spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {

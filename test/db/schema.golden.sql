@@ -1,6 +1,15 @@
 -- index sqlite_autoindex___drizzle_migrations_1 on __drizzle_migrations
 (no sql: created by SQLite)
 
+-- table account_syncs on account_syncs
+CREATE TABLE `account_syncs` ( `bank_account_id` text PRIMARY KEY NOT NULL, `enabled` integer DEFAULT false NOT NULL, `since` text NOT NULL, `interval_minutes` integer DEFAULT 60 NOT NULL, `next_run_ms` integer DEFAULT 0 NOT NULL, `run_no` integer DEFAULT 0 NOT NULL, `last_run_at` text, `last_error` text, `failures` integer DEFAULT 0 NOT NULL, `error_run` integer DEFAULT 0 NOT NULL, `updated_at` text NOT NULL, FOREIGN KEY (`bank_account_id`) REFERENCES `bank_accounts`(`id`) ON UPDATE no action ON DELETE no action );
+
+-- index account_syncs_due_idx on account_syncs
+CREATE INDEX `account_syncs_due_idx` ON `account_syncs` (`enabled`,`next_run_ms`);
+
+-- index sqlite_autoindex_account_syncs_1 on account_syncs
+(no sql: created by SQLite)
+
 -- table api_tokens on api_tokens
 CREATE TABLE `api_tokens` ( `id` text PRIMARY KEY NOT NULL, `company_id` text NOT NULL, `name` text NOT NULL, `purpose` text NOT NULL, `mode` text NOT NULL, `token_hash` text NOT NULL, `token_prefix` text NOT NULL, `scope_read_statements` integer DEFAULT false NOT NULL, `scope_send_payments` integer DEFAULT false NOT NULL, `allowed_ips` text DEFAULT '[]' NOT NULL, `rate_limit_per_minute` integer, `expires_at` text, `revoked_at` text, `created_at` text NOT NULL, `last_used_at` text, `oauth_grant_id` text, FOREIGN KEY (`company_id`) REFERENCES `companies`(`id`) ON UPDATE no action ON DELETE no action );
 
@@ -233,7 +242,7 @@ CREATE TABLE `statement_operations` ( `statement_id` text NOT NULL, `seq` intege
 (no sql: created by SQLite)
 
 -- table statements on statements
-CREATE TABLE `statements` ( `id` text PRIMARY KEY NOT NULL, `bank_account_id` text NOT NULL, `api_token_id` text, `source` text NOT NULL, `external_id` text, `date_from` text NOT NULL, `date_to` text NOT NULL, `status` text NOT NULL, `bank_state` text NOT NULL, `bank_request_id` text, `attempts` integer DEFAULT 0 NOT NULL, `next_poll_at_ms` integer DEFAULT 0 NOT NULL, `error_code` text, `error_message` text, `opening_balance` integer, `closing_balance` integer, `total_credit` integer, `total_debit` integer, `operations_count` integer, `fetched_at` text, `created_at` text NOT NULL, `doc_types` text, `import_sha256` text, `bank_error_code` text, `lease_until_ms` integer DEFAULT 0 NOT NULL, FOREIGN KEY (`bank_account_id`) REFERENCES `bank_accounts`(`id`) ON UPDATE no action ON DELETE no action );
+CREATE TABLE `statements` ( `id` text PRIMARY KEY NOT NULL, `bank_account_id` text NOT NULL, `api_token_id` text, `source` text NOT NULL, `external_id` text, `date_from` text NOT NULL, `date_to` text NOT NULL, `status` text NOT NULL, `bank_state` text NOT NULL, `bank_request_id` text, `attempts` integer DEFAULT 0 NOT NULL, `next_poll_at_ms` integer DEFAULT 0 NOT NULL, `error_code` text, `error_message` text, `opening_balance` integer, `closing_balance` integer, `total_credit` integer, `total_debit` integer, `operations_count` integer, `fetched_at` text, `created_at` text NOT NULL, `doc_types` text, `import_sha256` text, `bank_error_code` text, `lease_until_ms` integer DEFAULT 0 NOT NULL, `sync_key` text, FOREIGN KEY (`bank_account_id`) REFERENCES `bank_accounts`(`id`) ON UPDATE no action ON DELETE no action );
 
 -- index sqlite_autoindex_statements_1 on statements
 (no sql: created by SQLite)
@@ -243,6 +252,9 @@ CREATE INDEX `statements_account_idx` ON `statements` (`bank_account_id`,`create
 
 -- index statements_due_idx on statements
 CREATE INDEX `statements_due_idx` ON `statements` (`status`,`next_poll_at_ms`);
+
+-- index statements_sync_key_uq on statements
+CREATE UNIQUE INDEX `statements_sync_key_uq` ON `statements` (`bank_account_id`,`sync_key`);
 
 -- index statements_token_external_uq on statements
 CREATE UNIQUE INDEX `statements_token_external_uq` ON `statements` (`api_token_id`,`external_id`);

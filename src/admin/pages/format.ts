@@ -9,6 +9,9 @@ const NBSP = "\u00A0";
 
 const CURRENCY_SIGN: Record<string, string> = { RUB: "₽", RUR: "₽", USD: "$", EUR: "€", CNY: "¥" };
 
+/** What a typed date looks like (an input's `pattern`): дд.мм.гггг. */
+export const RU_DATE_PATTERN = "\\d{2}\\.\\d{2}\\.\\d{4}";
+
 /** Kopecks as `12 500,00 ₽` (`-1 250,00 ₽` for a negative amount); other currencies by their sign. */
 export function formatMoney(kopecks: number, currency = "RUB"): string {
   const sign = CURRENCY_SIGN[currency] ?? currency;

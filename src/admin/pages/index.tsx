@@ -13,6 +13,7 @@ import { Elysia } from "elysia";
 import { bodyPolicyOption, DEFAULT_BODY_POLICY } from "../../http/body-policy";
 import { withRequestState } from "../../http/request-state";
 import { accountRoutes } from "./accounts/routes";
+import { accountSyncRoutes } from "./accounts/sync-routes";
 import { auditRoutes } from "./audit/routes";
 import { bankLoginRoutes } from "./bank-logins/routes";
 import { companyRoutes } from "./companies/routes";
@@ -38,6 +39,7 @@ export function adminPages(deps: AdminPagesDeps) {
     ...companyRoutes(kit),
     ...accountRoutes(kit),
     ...operationRoutes(kit),
+    ...accountSyncRoutes(kit),
     ...bankLoginRoutes(kit),
     ...paymentRoutes(kit),
     ...oauthRoutes(kit, deps.oauth),

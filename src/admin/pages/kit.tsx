@@ -19,6 +19,7 @@ import type { OAuthService } from "../../oauth/service";
 import type { PaymentService } from "../../payments/service";
 import type { DownloadDeps } from "../../statements/export/download";
 import type { StatementService } from "../../statements/service";
+import type { SyncService } from "../../sync/service";
 import type { AdminServices } from "../areas";
 import type { AdminActor } from "../audit";
 import { parseRuDateTime } from "./format";
@@ -54,6 +55,8 @@ export interface AdminPagesDeps {
   read: McpReadModel;
   /** The business time zone (SVC_TIMEZONE): the pages' times and what "today" is. */
   timezone: string;
+  /** Accounts that keep themselves fresh, and the pass that runs them now. */
+  sync: { service: SyncService; kick: () => void };
 }
 
 export type Outcome =

@@ -15,6 +15,7 @@ import m11 from "../../../migrations-pg/0011_oauth_sweep_indexes.sql" with { typ
 import m12 from "../../../migrations-pg/0012_operations_search_by_account.sql" with { type: "text" };
 import m13 from "../../../migrations-pg/0013_statement_days.sql" with { type: "text" };
 import m14 from "../../../migrations-pg/0014_directbank.sql" with { type: "text" };
+import m15 from "../../../migrations-pg/0015_account_sync.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_baseline", when: 1795617535951, breakpoints: true, sql: m0 },
@@ -32,4 +33,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0012_operations_search_by_account", when: 1795676874631, breakpoints: true, sql: m12 },
   { tag: "0013_statement_days", when: 1795684363721, breakpoints: true, sql: m13 },
   { tag: "0014_directbank", when: 1795695478684, breakpoints: true, sql: m14 },
+  { tag: "0015_account_sync", when: 1795697896050, breakpoints: true, sql: m15 },
 ];

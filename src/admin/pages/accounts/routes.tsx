@@ -37,6 +37,7 @@ export function accountRoutes(kit: PageKit): PageRoute[] {
       newest: statements.page({ accountIds: [id], limit: 1 }).statements[0] ?? null,
     };
   }
+  const { service: sync } = kit.deps.sync;
 
   // On a refused post, the page again with the service's message and what was typed.
   const accountsPage: FormPage = (session, status = 200, error = null, values = {}) =>
@@ -45,6 +46,7 @@ export function accountRoutes(kit: PageKit): PageRoute[] {
         frame={signedInFrame(session, "Счета", "accounts")}
         companies={companies.list()}
         accounts={accounts.list().map(overviewOf)}
+        syncOf={(id) => sync.view(id)}
         banks={kit.deps.banks()}
         error={error}
         values={values}
@@ -92,10 +94,11 @@ export function accountRoutes(kit: PageKit): PageRoute[] {
             frame={signedInFrame(session, `Счёт ${account.alias}`, "accounts")}
             overview={overviewOf(account)}
             company={companies.list().find((c) => c.company_id === account.company_id)}
+            sync={account.bank === "file" ? null : sync.view(account.bank_account_id)}
           />,
         );
       }),
-      { detail: pageDoc("Admin pages: one account (balance, coverage, newest statement, bank login)") },
+      { detail: pageDoc("Admin pages: one account (balance, coverage, newest statement, sync, bank login)") },
     ),
     post(
       "/admin/accounts/:id/balance/refresh",

@@ -1,6 +1,8 @@
 // The bank accounts page: the form of a new account, and the overview of every account (its
-// balance, the coverage of the last 90 days, the newest statement, its bank login: its state, the
-// bank's consent, a new login, the accounts the bank shows through it); and one account's page.
+// balance, the coverage of the last 90 days, the newest statement, its sync, its bank login: its
+// state, the bank's consent, a new login, the accounts the bank shows through it); and one
+// account's page.
+import type { SyncView } from "../../../sync/model";
 import type { BankAccountView, CompanyView } from "../../model";
 import { bankName, formatDateTime } from "../format";
 import {
@@ -21,11 +23,13 @@ import {
   CoverageStrip,
   NewestStatement,
 } from "./overview";
+import { SyncCell } from "./sync-view";
 
 export function AccountsPage({
   frame,
   companies,
   accounts,
+  syncOf,
   banks,
   error,
   values,
@@ -33,6 +37,7 @@ export function AccountsPage({
   frame: SignedInFrame;
   companies: CompanyView[];
   accounts: AccountOverview[];
+  syncOf: (bankAccountId: string) => SyncView;
   banks: string[];
   error: string | null;
   values: FormValues;
@@ -124,7 +129,12 @@ export function AccountsPage({
           </thead>
           <tbody>
             {accounts.map((o) => (
-              <AccountRow overview={o} company={companyName.get(o.account.company_id)} frame={frame} />
+              <AccountRow
+                overview={o}
+                company={companyName.get(o.account.company_id)}
+                sync={o.account.bank === "file" ? null : syncOf(o.account.bank_account_id)}
+                frame={frame}
+              />
             ))}
           </tbody>
         </table>
@@ -163,10 +173,13 @@ function bankLine(a: BankAccountView): string {
 function AccountRow({
   overview: o,
   company,
+  sync,
   frame,
 }: {
   overview: AccountOverview;
   company: string | undefined;
+  /** null: the account cannot sync (a bank's files). */
+  sync: SyncView | null;
   frame: SignedInFrame;
 }) {
   const a = o.account;
@@ -200,7 +213,7 @@ function AccountRow({
       <td>
         <CoverageStrip overview={o} />
         <NewestStatement statement={o.newest} timeZone={frame.timeZone} />
-        {/* The account's sync state (decisions §16) goes here, under its coverage. */}
+        {sync ? <SyncCell sync={sync} csrf={frame.csrf} timeZone={frame.timeZone} /> : ""}
       </td>
       <td class="small">
         <BankAccess account={a} csrf={frame.csrf} />
@@ -214,10 +227,13 @@ export function AccountPage({
   frame,
   overview: o,
   company,
+  sync,
 }: {
   frame: SignedInFrame;
   overview: AccountOverview;
   company: CompanyView | undefined;
+  /** null: the account cannot sync (a bank's files). */
+  sync: SyncView | null;
 }) {
   const a = o.account;
   const page = `/admin/accounts/${a.bank_account_id}`;
@@ -261,7 +277,14 @@ export function AccountPage({
         <CoverageLegend />
         <NewestStatement statement={o.newest} timeZone={frame.timeZone} />
       </section>
-      {/* The account's sync state (decisions §16) has its section here, after the coverage. */}
+      {sync ? (
+        <section class="card" id="sync">
+          <h2>Синхронизация</h2>
+          <SyncCell sync={sync} csrf={frame.csrf} timeZone={frame.timeZone} />
+        </section>
+      ) : (
+        ""
+      )}
       <section class="card" id="bank-access">
         <h2>Доступ к банку</h2>
         <BankAccess account={a} csrf={frame.csrf} />

@@ -4,7 +4,7 @@ import type { OperationTotals } from "../../../db/operation-rows";
 import type { DocType, Party, StatementOperation } from "../../../formats/types";
 import type { Coverage } from "../../../statements/coverage";
 import type { BankAccountView } from "../../model";
-import { formatDate, formatMoney, formatPeriod } from "../format";
+import { formatDate, formatMoney, formatPeriod, RU_DATE_PATTERN } from "../format";
 import { attr, ErrorBox, Layout, Options, Pager, type SignedInFrame } from "../layout";
 
 export type OperationFilters = Partial<
@@ -22,8 +22,6 @@ const DOC_TYPE: Record<DocType, string> = {
   bank_order: "банковский ордер",
   memorial_order: "мемориальный ордер",
 };
-
-const RU_DATE = "\\d{2}\\.\\d{2}\\.\\d{4}";
 
 function queryString(params: Record<string, string | undefined>): string {
   const q = new URLSearchParams();
@@ -70,7 +68,7 @@ export function OperationsPage({
             <input
               name="date_from"
               required
-              pattern={RU_DATE}
+              pattern={RU_DATE_PATTERN}
               placeholder="дд.мм.гггг"
               inputmode="numeric"
               value={attr(filters.date_from)}
@@ -81,7 +79,7 @@ export function OperationsPage({
             <input
               name="date_to"
               required
-              pattern={RU_DATE}
+              pattern={RU_DATE_PATTERN}
               placeholder="дд.мм.гггг"
               inputmode="numeric"
               value={attr(filters.date_to)}

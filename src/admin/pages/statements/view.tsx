@@ -2,7 +2,7 @@
 import type { StatementView } from "../../../statements/service";
 import type { BankAccountView } from "../../model";
 import { STATUS_BADGE, STATUS_LABEL } from "../accounts/overview";
-import { bankName, formatDate, formatDateTime, formatPeriod } from "../format";
+import { bankName, formatDate, formatDateTime, formatPeriod, RU_DATE_PATTERN } from "../format";
 import {
   attr,
   Badge,
@@ -15,8 +15,12 @@ import {
   type SignedInFrame,
 } from "../layout";
 
-const RU_DATE = "\\d{2}\\.\\d{2}\\.\\d{4}";
-const SOURCE_LABEL = { integration: "интеграция", ui: "вручную", import: "из файла банка" } as const;
+const SOURCE_LABEL = {
+  integration: "интеграция",
+  ui: "вручную",
+  import: "из файла банка",
+  sync: "синхронизация",
+} as const;
 
 export function StatementsPage({
   frame,
@@ -70,7 +74,7 @@ export function StatementsPage({
               <input
                 name="date_from"
                 required
-                pattern={RU_DATE}
+                pattern={RU_DATE_PATTERN}
                 placeholder="дд.мм.гггг"
                 inputmode="numeric"
                 value={attr(values.date_from)}
@@ -81,7 +85,7 @@ export function StatementsPage({
               <input
                 name="date_to"
                 required
-                pattern={RU_DATE}
+                pattern={RU_DATE_PATTERN}
                 placeholder="дд.мм.гггг"
                 inputmode="numeric"
                 value={attr(values.date_to ?? formatDate(today))}
