@@ -1,5 +1,5 @@
 // lanes: sqlite postgres
-// The sync section of an account's row in the admin pages: its state, the bank's last refusal,
+// The sync section of an account's row and page in the admin pages: its state, the bank's last refusal,
 // and the form that switches and tunes it (the same service and audit as the admin API).
 import { describe, expect, test } from "bun:test";
 import { signIn } from "../helpers/admin-browser";
@@ -17,7 +17,7 @@ describe("admin pages: an account's sync", () => {
 
     const on = await b.post(`/admin/accounts/${id}/sync`, {
       enabled: "on",
-      since: "2026-11-10",
+      since: "10.11.2026",
       interval_minutes: "30",
     });
     expect(on.status).toBe(303);
@@ -27,8 +27,11 @@ describe("admin pages: an account's sync", () => {
     await t.services.poller.idle();
     const after = await (await b.get("/admin/accounts")).text();
     expect(after).toContain("включена");
-    expect(after).toContain("с 2026-11-10, каждые 30 мин");
+    expect(after).toContain("с 10.11.2026, каждые 30 мин");
     expect(after).toContain("ошибка банка");
+    const page = await (await b.get(`/admin/accounts/${id}`)).text();
+    expect(page).toContain('<section class="card" id="sync">');
+    expect(page).toContain('value="10.11.2026"');
     expect(t.services.admin.audit.page({ action: "admin.account.sync" }).entries).toHaveLength(1);
 
     const bad = await b.post(`/admin/accounts/${id}/sync`, { enabled: "on", interval_minutes: "3" });
