@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { withAccountKey } from "../../src/formats/validators";
 import { ADMIN_TOKEN } from "../helpers/app";
-import { ROOT, type RunningProcess, startServe, tempDir } from "../helpers/server";
+import { freePort, ROOT, type RunningProcess, startServe, tempDir } from "../helpers/server";
+import { pkce, REDIRECT } from "../oauth/support";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = join(ROOT, "test/artifacts");
@@ -26,6 +27,8 @@ let dataDir: string | undefined;
 let busyAccountId: string;
 let busyCompanyId: string;
 let sweepTokenId: string;
+/** An agent host's sign-in waiting for the operator: its consent page. */
+let consentPath: string;
 
 async function launch(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
@@ -59,9 +62,15 @@ beforeAll(async () => {
   browser = await launch();
   dataDir = tempDir("svc-admin-pages-");
   // Statements are fetched at the next poll: every 100 ms here.
+  // Its own address known before it starts: an agent host's sign-in names it (the consent page).
+  const port = freePort();
   server = await startServe({
     dbPath: join(dataDir, "svc.db"),
-    env: { SVC_BANK_POLL_INTERVAL_MS: "100" },
+    env: {
+      SVC_BANK_POLL_INTERVAL_MS: "100",
+      SVC_PORT: String(port),
+      SVC_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    },
   });
   const company = (await (
     await server.admin("POST", "/companies", { name: "ООО Браузер", inn: "7719617469" })
@@ -141,6 +150,7 @@ async function seedTheSweep(): Promise<void> {
     scope_read_statements: true,
     accounts: grants.slice(0, 1),
   });
+  consentPath = await pendingConsent("Claude для «Василька»");
   // Until every statement has its answer from the bank.
   for (let i = 0; i < 200; i++) {
     const res = await server.admin("GET", "/statements");
@@ -149,6 +159,38 @@ async function seedTheSweep(): Promise<void> {
     await Bun.sleep(100);
   }
   throw new Error("the statements did not become ready");
+}
+
+/** An agent host registers and asks to sign in: the consent page the operator is sent to. */
+async function pendingConsent(clientName: string): Promise<string> {
+  const registered = await fetch(`${server.url}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      client_name: clientName,
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+    }),
+  });
+  if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
+  const { client_id } = (await registered.json()) as { client_id: string };
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id,
+    redirect_uri: REDIRECT,
+    code_challenge: pkce().challenge,
+    code_challenge_method: "S256",
+    scope: "statements:read",
+    resource: `${server.url}/mcp`,
+    state: "sweep",
+  });
+  const res = await fetch(`${server.url}/oauth/authorize?${query}`, { redirect: "manual" });
+  const location = res.headers.get("location");
+  if (res.status !== 302 && res.status !== 303)
+    throw new Error(`authorize: ${res.status} ${await res.text()}`);
+  if (!location?.startsWith("/admin/oauth/consent/"))
+    throw new Error(`authorize sent the browser to ${location}`);
+  return location;
 }
 
 afterAll(async () => {
@@ -453,6 +495,7 @@ describe("every admin page at 1024, 1366 and 1920 px", () => {
       ["token-new", `/admin/tokens/new?company_id=${busyCompanyId}&purpose=integration`],
       ["token-edit", `/admin/tokens/${sweepTokenId}`],
       ["apps", "/admin/oauth"],
+      ["consent", consentPath],
       ["statements", "/admin/statements"],
       ["payments", "/admin/payments"],
       ["audit-log", "/admin/audit-log"],

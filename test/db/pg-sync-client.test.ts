@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { PgQueryError, PgSyncClient, PgUnavailable } from "../../src/db/pg/sync-client";
 import { freshDatabase } from "../helpers/pg";
-import { BUN } from "../helpers/server";
+import { BUN, freePort } from "../helpers/server";
 
 let url = "";
 const clients: PgSyncClient[] = [];
@@ -52,13 +52,6 @@ async function ready(p: Subprocess): Promise<void> {
   const { value } = await reader.read();
   expect(new TextDecoder().decode(value)).toContain("ready");
   reader.releaseLock();
-}
-
-function freePort(): number {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
 }
 
 describe("PgSyncClient", () => {

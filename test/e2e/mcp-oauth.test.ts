@@ -5,7 +5,6 @@
 // consent granted less than the tools need.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -25,6 +24,7 @@ import { type RunningServer, startServer } from "../../src/main";
 import { TOOL_NAMES } from "../helpers/agent-server";
 import { ADMIN_TOKEN } from "../helpers/app";
 import { serverStoreEnv } from "../helpers/pg";
+import { freePort } from "../helpers/server";
 import { selfSignedCertificate } from "../helpers/tls";
 
 const REDIRECT = "http://127.0.0.1:53682/callback";
@@ -35,15 +35,6 @@ let base: string;
 let companyId: string;
 let accountId: string;
 let cimd: ReturnType<typeof Bun.serve>;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "svc-oauth-"));
@@ -63,7 +54,7 @@ beforeAll(async () => {
         token_endpoint_auth_method: "none",
       }),
   });
-  const port = await freePort();
+  const port = freePort();
   base = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     SVC_DB_PATH: join(dir, "svc.db"),
@@ -275,7 +266,7 @@ describe("the SDK v2 client signs in to /mcp", () => {
 
 describe("the conformance suite's authorization checks", () => {
   test("authorization-server metadata and the authorization code grant pass (the operator approves through the admin API)", async () => {
-    const callbackPort = await freePort();
+    const callbackPort = freePort();
     const redirect = `http://127.0.0.1:${callbackPort}/callback`;
     const registered = (await (
       await fetch(`${base}/oauth/register`, {

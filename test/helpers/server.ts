@@ -28,6 +28,14 @@ export function removeTempDirs(): void {
 process.on("exit", removeTempDirs);
 
 /** A fresh temporary directory, removed at the end (see removeTempDirs). */
+/** A port nothing listens on now (for a server that must know its address before it starts). */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
 export function tempDir(prefix = "svc-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   createdDirs.push(dir);

@@ -77,7 +77,7 @@ export function OAuthConsentPage({
         </table>
         <p class="muted">
           Агент сможет только читать данные выбранных счетов; платить и менять что-либо он не может. Доступ
-          можно отозвать на странице «Приложения» (/admin/oauth) или через API.
+          можно отозвать на странице <a href="/admin/oauth">«Приложения»</a> или через API.
         </p>
         {companies.length > 1 ? (
           <form method="get" action={`/admin/oauth/consent/${request.request_id}`}>
