@@ -2,29 +2,12 @@
 // connection of its own to the server's database, on either store. Long work runs in such threads
 // so that the server's thread only answers requests: a connection of its own means the work's
 // round trips and locks never wait in the server's thread (docs/architecture.md, decision 12).
-import type { ExportReads } from "./export-reads";
 import type { SqlPort } from "./sql-port";
 import { openReadOnlyFile, openWriter } from "./sqlite/connection";
 import { ExportQueries } from "./sqlite/export-reads";
+import type { StoreLocation, WorkerConnection, WorkerConnectionOptions } from "./worker-types";
 
-/** The server's database as a worker thread reaches it: plain data, posted to the thread. */
-export type StoreLocation =
-  | { kind: "sqlite"; path: string }
-  | { kind: "postgres"; url: string; timeoutMs: number };
-
-/** A worker's own connection: statements through `port`, or the export reads over it. */
-export interface WorkerConnection {
-  readonly port: SqlPort;
-  exportReads(): ExportReads;
-  close(): void;
-}
-
-export interface WorkerConnectionOptions {
-  /** "read": the database itself refuses writes through it (as the agent tools' connection). */
-  mode: "read" | "write";
-  /** SQLite: how long a statement waits for another connection's write lock. */
-  busyTimeoutMs?: number;
-}
+export type { StoreLocation, WorkerConnection, WorkerConnectionOptions } from "./worker-types";
 
 export function openWorkerConnection(
   location: StoreLocation,

@@ -1,6 +1,6 @@
 // A worker thread's own connection to PostgreSQL (the workers slot: ../worker-connection.ts).
 // Loaded only by the threads that reach PostgreSQL.
-import type { WorkerConnection, WorkerConnectionOptions } from "../worker-connection";
+import type { WorkerConnection, WorkerConnectionOptions } from "../worker-types";
 import { PostgresExportQueries } from "./export-reads";
 import { postgresPort } from "./port";
 import { PgSyncClient } from "./sync-client";
