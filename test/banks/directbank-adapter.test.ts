@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { DirectBankFormatError, parseStatement } from "../../src/formats/directbank";
 import type { StatementOperation } from "../../src/formats/types";
-import { json, makeTestApp, type TestApp } from "../helpers/app";
+import { signIn } from "../helpers/admin-browser";
+import { BASE, json, makeTestApp, type TestApp } from "../helpers/app";
 import { BANK_BIC, type FakeDirectBank, SAMPLES, startFakeDirectBank } from "../support/fake-directbank";
 
 const ACCOUNT = "40702810900000000777";
@@ -260,5 +261,39 @@ describe("a DirectBank account's login at creation", () => {
     }
     const list = await json<{ bank_accounts: unknown[] }>(await w.t.admin("GET", "/bank-accounts"));
     expect(list.bank_accounts).toEqual([]);
+  });
+});
+
+describe("the admin page's DirectBank form", () => {
+  test("the settings file uploaded and the password entered: the login is tried, the account added; a wrong password is named", async () => {
+    const w = world();
+    const browser = await signIn(w.t);
+    const page = await (await browser.get("/admin/accounts")).text();
+    expect(page).toContain('action="/admin/accounts/directbank"');
+    const post = (password: string) => {
+      const form = new FormData();
+      const fields = { _csrf: browser.csrf, company_id: w.companyId, account_number: ACCOUNT, bik: BANK_BIC };
+      for (const [k, v] of Object.entries({ ...fields, password })) form.append(k, v);
+      form.append("settings_file", new Blob([w.fake.settingsXml()]), "settings.xml");
+      return w.t.app.handle(
+        new Request(`${BASE}/admin/accounts/directbank`, {
+          method: "POST",
+          headers: { cookie: browser.cookie, origin: BASE },
+          body: form,
+        }),
+      );
+    };
+    // The login comes from the settings' ReceiptStatement; the bank refuses the wrong password.
+    const refused = await post("wrong");
+    expect(refused.status).toBe(400);
+    const text = await refused.text();
+    expect(text).toContain("1201");
+    expect(text).not.toContain("wrong");
+    const added = await post("s3cret");
+    expect(added.status).toBe(303);
+    const list = await json<{ bank_accounts: { bank: string; credentials_status: string }[] }>(
+      await w.t.admin("GET", "/bank-accounts"),
+    );
+    expect(list.bank_accounts).toMatchObject([{ bank: "directbank", credentials_status: "active" }]);
   });
 });

@@ -22,7 +22,6 @@ export interface DirectBankLogin {
   password: string;
   /** The customer as the settings name it (the packets' sender). */
   customer: { name?: string; inn?: string; kpp?: string };
-  bankBic?: string;
   maxDays: number;
 }
 
@@ -63,13 +62,16 @@ export function readLogin(value: unknown): DirectBankLogin {
     throw new LoginProblem("credentials", SHAPE);
   }
   const v = value as Record<string, unknown>;
-  if (!text(v.login)) throw new LoginProblem("credentials.login", "Укажите логин выписок банка");
   if (!text(v.password)) throw new LoginProblem("credentials.password", "Укажите пароль выписок банка");
   const maxDays = v.max_days ?? DEFAULT_MAX_DAYS;
   if (typeof maxDays !== "number" || !Number.isInteger(maxDays) || maxDays < 1 || maxDays > 366) {
     throw new LoginProblem("credentials.max_days", "max_days: целое от 1 до 366");
   }
-  const common = { user: v.login.trim(), password: v.password, maxDays };
+  const common = { user: text(v.login) ? v.login.trim() : "", password: v.password, maxDays };
+  const withUser = (login: DirectBankLogin): DirectBankLogin => {
+    if (!login.user) throw new LoginProblem("credentials.login", "Укажите логин выписок банка");
+    return login;
+  };
   if (text(v.settings)) {
     let settings: ReturnType<typeof parseSettings>;
     try {
@@ -84,15 +86,16 @@ export function readLogin(value: unknown): DirectBankLogin {
         `Версия формата ${settings.version} не поддерживается (2.3.2 или 2.2.2)`,
       );
     }
-    return {
+    return withUser({
       ...common,
+      // The statement-only login the settings name (ReceiptStatement), unless one is given.
+      user: common.user || (settings.receiptStatement?.login.trim() ?? ""),
       url: checkUrl(settings.bankServerAddress, "credentials.settings"),
       customerId: settings.customerId,
       version: settings.version,
       compress: settings.compress,
       customer: { name: settings.recipient.name, inn: settings.recipient.inn, kpp: settings.recipient.kpp },
-      bankBic: settings.sender.bic,
-    };
+    });
   }
   if (!text(v.url)) throw new LoginProblem("credentials.settings", SHAPE);
   if (!text(v.customer_id))
@@ -101,14 +104,14 @@ export function readLogin(value: unknown): DirectBankLogin {
   if (!isDirectBankVersion(version as string)) {
     throw new LoginProblem("credentials.version", "Версия формата: 2.3.2 или 2.2.2");
   }
-  return {
+  return withUser({
     ...common,
     url: checkUrl(v.url, "credentials.url"),
     customerId: v.customer_id.trim(),
     version: version as DirectBankVersion,
     compress: false,
     customer: {},
-  };
+  });
 }
 
 export function checkLogin(value: unknown): CredentialsCheck {

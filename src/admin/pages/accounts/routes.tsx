@@ -2,6 +2,7 @@
 import { validationError } from "../../../core/errors";
 import { type FormPage, nonEmpty, type PageKit, page } from "../kit";
 import type { PageRoute } from "../page-route";
+import { directbankAccountRoute } from "./directbank";
 import { AccountsPage } from "./view";
 
 /** The login typed in the form as JSON (the service checks its shape); undefined when empty. */
@@ -34,7 +35,7 @@ export function accountRoutes(kit: PageKit): PageRoute[] {
       status,
     );
 
-  return listWithForm(
+  const routes = listWithForm(
     "/admin/accounts",
     accountsPage,
     (form, ctx) => {
@@ -59,4 +60,5 @@ export function accountRoutes(kit: PageKit): PageRoute[] {
     (account) => `Счёт ${account.alias} (${account.account_number_masked}) добавлен`,
     { list: "Admin pages: bank accounts", create: "Admin pages: add a bank account" },
   );
+  return [...routes, directbankAccountRoute(kit, accountsPage)];
 }

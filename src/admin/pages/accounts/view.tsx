@@ -12,6 +12,7 @@ import {
   PostForm,
   type SignedInFrame,
 } from "../layout";
+import { DirectBankAccountForm } from "./directbank";
 
 export function AccountsPage({
   frame,
@@ -103,6 +104,11 @@ export function AccountsPage({
               <button type="submit">Добавить счёт</button>
             </div>
           </PostForm>
+        )}
+        {companies.length === 0 ? (
+          ""
+        ) : (
+          <DirectBankAccountForm companies={companies} csrf={frame.csrf} values={values} />
         )}
       </section>
       <section class="card">
