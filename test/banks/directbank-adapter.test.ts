@@ -212,6 +212,35 @@ describe("statements from a DirectBank bank", () => {
   });
 });
 
+describe("accounts the settings name", () => {
+  test("discovered through the login and added in one step, sharing it; each orders its own statement", async () => {
+    const w = world();
+    const second = "40702840100000000778";
+    w.fake.addAccount(second, { opening: 5_00, operations: [] });
+    const { id } = await addAccount(w, { settings: w.fake.settingsXml({ accounts: [ACCOUNT, second] }) });
+    const found = await json<{ accounts: Record<string, unknown>[] }>(
+      await w.t.admin("GET", `/banks/directbank/accounts?bank_account_id=${id}`),
+    );
+    expect(found.accounts).toEqual([
+      { account_number: ACCOUNT, bik: BANK_BIC, currency: "RUB", status: "Enabled", bank_account_id: id },
+      { account_number: second, bik: BANK_BIC, currency: "USD", status: "Enabled", bank_account_id: null },
+    ]);
+    const imported = await w.t.admin("POST", "/banks/directbank/accounts/import", {
+      bank_account_id: id,
+      accounts: [{ account_number: second, bik: BANK_BIC }],
+    });
+    expect(imported.status).toBe(201);
+    const secondId = (await json<{ bank_accounts: { bank_account_id: string }[] }>(imported))
+      .bank_accounts[0]!.bank_account_id;
+    w.t.services.admin.tokens.patch(w.tokenId, {
+      accounts: [{ bank_account_id: secondId, allow_read_statements: true }],
+    });
+    const statementId = await order(w, secondId, "2026-10-01", "2026-10-02");
+    expect((await settle(w, statementId)).status).toBe("ready");
+    expect(w.t.services.statementRepo.findById(statementId)!.closing_balance).toBe(5_00);
+  });
+});
+
 describe("a real bank's messages (Alfa-Bank, 2.2.2) as they are", () => {
   test("the sample statement is read, adds up, and equals the document", async () => {
     const w = world({ version: "2.2.2", samples: true });

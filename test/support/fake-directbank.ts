@@ -57,7 +57,8 @@ export interface FakeDirectBank {
   skewNextStatement(kopecks: number): void;
   /** GetPack answers 2102 (no such packet) from now on. */
   forgetPackets(): void;
-  settingsXml(opts?: { url?: string; version?: DirectBankVersion }): string;
+  /** The bank's settings file; `accounts` adds the account list some banks put in it. */
+  settingsXml(opts?: { url?: string; version?: DirectBankVersion; accounts?: string[] }): string;
   calls: string[];
   stop(): Promise<void>;
 }
@@ -313,7 +314,8 @@ export function startFakeDirectBank(options: FakeDirectBankOptions = {}): FakeDi
     },
     settingsXml(opts = {}) {
       const v = opts.version ?? version;
-      return buildSettings({
+      const listed = (opts.accounts ?? []).map((a) => `<Account>${a}</Account>`).join("");
+      const xml = buildSettings({
         id: crypto.randomUUID(),
         formatVersion: v,
         creationDate: now(),
@@ -327,6 +329,7 @@ export function startFakeDirectBank(options: FakeDirectBankOptions = {}): FakeDi
         docKinds: ["01", "14", "15"],
         receiptStatement: { login: "statements", instructions: "Логин выписок" },
       });
+      return listed ? xml.replace("</Data>", `<Accounts>${listed}</Accounts></Data>`) : xml;
     },
     stop: () => server.stop(true),
   };

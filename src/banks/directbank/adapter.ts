@@ -24,6 +24,7 @@ import {
   BankError,
   type ConnectionStore,
   type CredentialsCheck,
+  type DiscoveredAccount,
   type PaymentSubmitResult,
   type StatementPeriod,
   type StatementPollResult,
@@ -63,6 +64,15 @@ const RECEIVED_CACHE = 2000;
 /** Rounds of GetPackList a balance waits for its answer. */
 const BALANCE_ROUNDS = 5;
 const BALANCE_PAUSE_MS = 1000;
+
+/** An account number's currency digits (6–8) as ISO codes: the ones Russian banks use most. */
+const CURRENCY_BY_CODE: Record<string, string> = {
+  "810": "RUB",
+  "643": "RUB",
+  "840": "USD",
+  "978": "EUR",
+  "156": "CNY",
+};
 
 /** Inclusive pieces of at most `maxDays` days. */
 function periodPieces(period: StatementPeriod, maxDays: number): { from: string; to: string }[] {
@@ -325,6 +335,19 @@ export function createDirectBankAdapter(deps: DirectBankAdapterDeps): BankAdapte
         }
         throw new BankError("bank_error", "Банк не прислал остаток вовремя; повторите позже");
       });
+    },
+
+    /** The accounts the login's settings name; without settings, the account itself. */
+    async listAccounts(ref: BankAccountRef): Promise<DiscoveredAccount[]> {
+      const { login } = loginOf(ref);
+      const bic = login.bank?.bic ?? ref.bik;
+      const numbers = login.bank?.accounts.length ? login.bank.accounts : [ref.account_number];
+      return numbers.map((number) => ({
+        account_number: number,
+        bik: bic,
+        currency: CURRENCY_BY_CODE[number.slice(5, 8)] ?? ref.currency,
+        status: "Enabled",
+      }));
     },
 
     async submitPayment(): Promise<PaymentSubmitResult> {

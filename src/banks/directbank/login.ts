@@ -22,6 +22,8 @@ export interface DirectBankLogin {
   password: string;
   /** The customer as the settings name it (the packets' sender). */
   customer: { name?: string; inn?: string; kpp?: string };
+  /** The bank's BIC and the account numbers its settings name (account discovery). */
+  bank?: { bic: string; accounts: string[] };
   maxDays: number;
 }
 
@@ -95,6 +97,7 @@ export function readLogin(value: unknown): DirectBankLogin {
       version: settings.version,
       compress: settings.compress,
       customer: { name: settings.recipient.name, inn: settings.recipient.inn, kpp: settings.recipient.kpp },
+      bank: { bic: settings.sender.bic, accounts: settings.accounts ?? [] },
     });
   }
   if (!text(v.url)) throw new LoginProblem("credentials.settings", SHAPE);

@@ -203,7 +203,7 @@ function BankAccess({ account: a, csrf }: { account: BankAccountView; csrf: stri
 }
 
 function DiscoverLink({ account }: { account: BankAccountView }) {
-  return account.bank === "tochka" ? (
+  return account.bank === "tochka" || account.bank === "directbank" ? (
     <a href={`/admin/accounts/${account.bank_account_id}/discover`}>Счета в банке</a>
   ) : (
     ""
