@@ -146,8 +146,8 @@ describe("statements from a DirectBank bank", () => {
     });
   }
 
-  test("url + customer_id instead of settings; an expired session is opened again", async () => {
-    const w = world();
+  test("url + customer_id instead of settings; an expired session is opened again; statements matched by their period", async () => {
+    const w = world({ echoRequestId: false });
     const { res, id } = await addAccount(w, { url: w.fake.url, customer_id: w.fake.customerId });
     expect(res.status).toBe(201);
     const statementId = await order(w, id, "2026-10-01", "2026-10-05");
@@ -159,8 +159,8 @@ describe("statements from a DirectBank bank", () => {
     expect(w.fake.calls.filter((c) => c === "Logon").length).toBeGreaterThanOrEqual(3);
   });
 
-  test("the balance is a StatementType 2 request", async () => {
-    const w = world();
+  test("the balance is a StatementType 2 request (matched by its kind and date when the bank names no request)", async () => {
+    const w = world({ echoRequestId: false });
     const { id } = await addAccount(w, { settings: w.fake.settingsXml() });
     const res = await w.t.admin("POST", `/bank-accounts/${id}/balance/refresh`);
     expect(res.status).toBe(200);

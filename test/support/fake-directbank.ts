@@ -37,6 +37,8 @@ export interface FakeDirectBankOptions {
   samples?: boolean;
   /** GetPackList rounds before a request's packets are listed. */
   listsBeforeReady?: number;
+  /** Statements name the request they answer (ExtIDStatementRequest); default true. */
+  echoRequestId?: boolean;
 }
 
 export interface FakeDirectBank {
@@ -170,7 +172,7 @@ export function startFakeDirectBank(options: FakeDirectBankOptions = {}): FakeDi
         totalCredits: current ? undefined : credits,
         closingBalance: closing,
         operations: current ? [] : inPeriod,
-        extIdStatementRequest: request.id,
+        extIdStatementRequest: options.echoRequestId === false ? undefined : request.id,
       }),
     };
   }

@@ -233,6 +233,7 @@ export function createDirectBankAdapter(deps: DirectBankAdapterDeps): BankAdapte
     ref: BankAccountRef,
     pieces: SentPiece[],
     packets: Received[],
+    balance = false,
   ): { statements: (StatementDocument | null)[]; refusal: StatementPollResult | null } {
     const statements = pieces.map(() => null as StatementDocument | null);
     for (const r of packets) {
@@ -266,7 +267,8 @@ export function createDirectBankAdapter(deps: DirectBankAdapterDeps): BankAdapte
       }
       for (const s of r.statements) {
         const i = pieces.findIndex((p) => p.documentId === s.extIdStatementRequest);
-        const at = i >= 0 ? i : pieces.findIndex((p) => answersPeriod(s, ref.account_number, p.from, p.to));
+        const at =
+          i >= 0 ? i : pieces.findIndex((p) => answersPeriod(s, balance, ref.account_number, p.from, p.to));
         if (at >= 0) statements[at] = s;
       }
     }
@@ -323,7 +325,12 @@ export function createDirectBankAdapter(deps: DirectBankAdapterDeps): BankAdapte
         const piece = await sendRequest(ref, key, login, "2", today, today);
         for (let round = 0; round < BALANCE_ROUNDS; round++) {
           if (round > 0) await new Promise((r) => setTimeout(r, BALANCE_PAUSE_MS));
-          const { statements, refusal } = match(ref, [piece], await receivedSince(key, login, sentAtMs));
+          const { statements, refusal } = match(
+            ref,
+            [piece],
+            await receivedSince(key, login, sentAtMs),
+            true,
+          );
           if (refusal?.status === "failed") {
             throw new BankError("bank_error", refusal.error.message, {
               retryable: false,

@@ -70,7 +70,15 @@ export function readyStatement(pieces: AnsweredPiece[]): StatementPollResult {
 }
 
 /** Whether a bank's statement answers the request for `from`…`to` of `account` (when the bank does
- *  not echo the request's id): the same account and the same calendar dates. */
-export function answersPeriod(s: StatementDocument, account: string, from: string, to: string): boolean {
-  return s.account === account && dateOf(s.dateFrom ?? "") === from && dateOf(s.dateTo) === to;
+ *  not echo the request's id): the same kind (a current balance or a statement), the same account
+ *  and the same calendar dates. */
+export function answersPeriod(
+  s: StatementDocument,
+  balance: boolean,
+  account: string,
+  from: string,
+  to: string,
+): boolean {
+  if (s.account !== account || dateOf(s.dateTo) !== to || (s.statementType === "2") !== balance) return false;
+  return balance || dateOf(s.dateFrom ?? "") === from;
 }
