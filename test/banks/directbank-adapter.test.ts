@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { DirectBankFormatError, parseStatement } from "../../src/formats/directbank";
 import type { StatementOperation } from "../../src/formats/types";
 import { signIn } from "../helpers/admin-browser";
-import { BASE, json, makeTestApp, type TestApp } from "../helpers/app";
+import { BASE, json, makeTestApp, storeDump, type TestApp } from "../helpers/app";
 import { BANK_BIC, type FakeDirectBank, SAMPLES, startFakeDirectBank } from "../support/fake-directbank";
 
 const ACCOUNT = "40702810900000000777";
@@ -140,9 +140,10 @@ describe("statements from a DirectBank bank", () => {
       expect(row.opening_balance).toBe(1_000_000_00);
       expect(row.closing_balance).toBe(1_000_000_00 + 150_000_00 - 12_345_67 + 1_00 - 99_99 + 5_000_00);
       const ops = (await exported(w, statementId)).operations;
-      expect(ops.map((o) => [o.direction, o.doc_number, o.doc_date, o.amount, o.purpose])).toEqual(
-        OPERATIONS.map((o) => [o.direction, o.doc_number, o.doc_date, o.amount / 100, o.purpose]),
-      );
+      // Every field the bank sent, the bank's own operation ids included; amounts exact.
+      expect(ops).toEqual(OPERATIONS.map(({ priority, ...o }) => ({ ...o, amount: o.amount / 100 })));
+      // The login is sealed: its password is nowhere in the store.
+      expect(storeDump(w.t)).not.toContain("s3cret");
     });
   }
 
@@ -259,9 +260,25 @@ describe("a real bank's messages (Alfa-Bank, 2.2.2) as they are", () => {
     const row = w.t.services.statementRepo.findById(statementId)!;
     expect(row.opening_balance).toBe(bank.openingBalance!);
     expect(row.closing_balance).toBe(bank.closingBalance);
+    // As the bank wrote them: dates without their zone, names as cut, every party field.
     const ops = (await exported(w, statementId)).operations;
-    expect(ops.map((o) => [o.doc_number, o.doc_date, Math.round((o.amount as number) * 100)])).toEqual(
-      bank.operations.map((o) => [o.doc_number, o.doc_date, o.amount]),
+    expect(
+      ops.map((o) => [
+        o.operation_id,
+        o.direction,
+        o.doc_number,
+        o.doc_date,
+        Math.round((o.amount as number) * 100),
+      ]),
+    ).toEqual(bank.operations.map((o) => [o.operation_id, o.direction, o.doc_number, o.doc_date, o.amount]));
+    expect(ops[0]).toMatchObject({
+      operation_id: "WSHHD215B0000004",
+      doc_date: "2021-05-11",
+      amount: 2433.07,
+      payer: { name: 'Общество с ограниченной ответственностью "Мир Технологий', inn: "6315016823" },
+    });
+    expect(ops.map((o) => [o.purpose, o.payer, o.payee])).toEqual(
+      bank.operations.map((o) => [o.purpose, o.payer, o.payee]),
     );
   });
 
