@@ -297,6 +297,8 @@ describe("a DirectBank account's login at creation", () => {
       [{ url: "http://bank.example.com/directbank", customer_id: "1" }, "credentials.url"],
       [{ settings: w.fake.settingsXml({ url: "http://bank.example.com/x" }) }, "credentials.settings"],
       [{ settings: w.fake.settingsXml(), password: "wrong" }, "credentials.login"],
+      // Nothing answers there: the address is at fault.
+      [{ url: "http://127.0.0.1:9/directbank", customer_id: "1" }, "credentials.url"],
     ];
     for (const [credentials, field] of cases) {
       const { res } = await addAccount(w, credentials);

@@ -68,7 +68,7 @@ const BALANCE_PAUSE_MS = 1000;
 /** An account number's currency digits (6–8) as ISO codes: the ones Russian banks use most. */
 const CURRENCY_BY_CODE: Record<string, string> = {
   "810": "RUB",
-  "643": "RUB",
+
   "840": "USD",
   "978": "EUR",
   "156": "CNY",
@@ -291,7 +291,11 @@ export function createDirectBankAdapter(deps: DirectBankAdapterDeps): BankAdapte
         if (!(e instanceof BankError)) throw e;
         return e instanceof LoginRefused
           ? { ok: false, field: "credentials.login", message: e.message }
-          : { ok: false, field: "credentials.settings", message: `Вход в банк не удался: ${e.message}` };
+          : {
+              ok: false,
+              field: login.fromSettings ? "credentials.settings" : "credentials.url",
+              message: `Вход в банк не удался: ${e.message}`,
+            };
       }
     },
 

@@ -25,6 +25,8 @@ export interface DirectBankLogin {
   /** The bank's BIC and the account numbers its settings name (account discovery). */
   bank?: { bic: string; accounts: string[] };
   maxDays: number;
+  /** The address came from a settings file (not given as `url`). */
+  fromSettings: boolean;
 }
 
 /** A login that cannot work, with the field of `credentials` at fault. */
@@ -93,6 +95,7 @@ export function readLogin(value: unknown): DirectBankLogin {
       // The statement-only login the settings name (ReceiptStatement), unless one is given.
       user: common.user || (settings.receiptStatement?.login.trim() ?? ""),
       url: checkUrl(settings.bankServerAddress, "credentials.settings"),
+      fromSettings: true,
       customerId: settings.customerId,
       version: settings.version,
       compress: settings.compress,
@@ -110,6 +113,7 @@ export function readLogin(value: unknown): DirectBankLogin {
   return withUser({
     ...common,
     url: checkUrl(v.url, "credentials.url"),
+    fromSettings: false,
     customerId: v.customer_id.trim(),
     version: version as DirectBankVersion,
     compress: false,
