@@ -105,13 +105,19 @@ export class AdminAccounts {
   }
 
   /** The login tried at its bank before `create` stores it (banks that can try one). */
-  async verifyNew(input: CreateBankAccountInput): Promise<void> {
+  private async verifyNew(input: CreateBankAccountInput): Promise<void> {
     if (!this.deps.knownBanks().includes(input.bank)) return;
     await verifyLogin(
       this.deps.bankAdapter(input.bank),
       input.credentials,
       input.environment ?? "production",
     );
+  }
+
+  /** `create` after the bank has tried the login (the command line's way in). */
+  async createVerified(input: CreateBankAccountInput, actor: AdminActor = {}): Promise<BankAccountView> {
+    await this.verifyNew(input);
+    return this.create(input, actor);
   }
 
   list(companyId?: string): BankAccountView[] {

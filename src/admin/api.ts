@@ -92,10 +92,7 @@ export function adminApi({
       })
       .post(
         "/bank-accounts",
-        async ({ body, actor, status }) => {
-          await admin.accounts.verifyNew(body);
-          return status(201, admin.accounts.create(body, actor));
-        },
+        async ({ body, actor, status }) => status(201, await admin.accounts.createVerified(body, actor)),
         {
           bodyPolicy: JSON_BODY,
           body: CreateBankAccountBody,

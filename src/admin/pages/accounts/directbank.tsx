@@ -97,8 +97,7 @@ export function directbankAccountRoute(kit: PageKit, accountsPage: FormPage): Pa
       // What was typed comes back with the message; the password and the file never do.
       const { password: _secret, settings: _file, ...typed } = form;
       try {
-        await accounts.verifyNew(input);
-        const account = accounts.create(input, kit.actorOf(ctx));
+        const account = await accounts.createVerified(input, kit.actorOf(ctx));
         return kit.flashThen(
           session,
           `Счёт ${account.alias} (${account.account_number_masked}) добавлен`,
