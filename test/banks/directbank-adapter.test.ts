@@ -193,6 +193,21 @@ describe("statements from a DirectBank bank", () => {
     expect(error.message).toContain("расхождение 1.00");
   });
 
+  test("a statement without a required element fails naming it", async () => {
+    const { error } = await failedOrder((fake) =>
+      fake.editNextStatement((xml) => xml.replace(/<ClosingBalance>[^<]*<\/ClosingBalance>/, "")),
+    );
+    expect(error.code).toBe("bank_error");
+    expect(error.message).toContain("ClosingBalance");
+  });
+
+  test("an element the schema does not know is ignored", async () => {
+    const w = world();
+    const { id } = await addAccount(w, { settings: w.fake.settingsXml() });
+    w.fake.editNextStatement((xml) => xml.replace("</Data>", "<BankExtra>ignored</BankExtra></Data>"));
+    expect((await settle(w, await order(w, id, "2026-10-01", "2026-10-03"))).status).toBe("ready");
+  });
+
   test("an unknown packet (2102) ends the order with the bank's code", async () => {
     const { error } = await failedOrder((fake) => fake.forgetPackets());
     expect(error).toMatchObject({ code: "bank_error", details: { bank_code: "2102" } });

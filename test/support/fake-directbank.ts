@@ -57,6 +57,8 @@ export interface FakeDirectBank {
   expireSessions(): void;
   /** The next statement's closing balance is off by this many kopecks. */
   skewNextStatement(kopecks: number): void;
+  /** The next statement document is changed by `edit` after its schema check (a bank's fault). */
+  editNextStatement(edit: (xml: string) => string): void;
   /** GetPack answers 2102 (no such packet) from now on. */
   forgetPackets(): void;
   /** The bank's settings file; `accounts` adds the account list some banks put in it. */
@@ -82,6 +84,7 @@ export function startFakeDirectBank(options: FakeDirectBankOptions = {}): FakeDi
   let refusal: string | null = null;
   let skew = 0;
   let forgotten = false;
+  let editStatement: ((xml: string) => string) | null = null;
 
   const answer = (body: ResultBankBody) => {
     const bytes = xmlBytes(buildResultBank(version, body));
@@ -109,6 +112,11 @@ export function startFakeDirectBank(options: FakeDirectBankOptions = {}): FakeDi
       const schema = d.dockind === DOCKIND.statement ? "Statement" : "StatusPacketNotice";
       const bad = schemaErrors(xmlBytes(d.xml), version, schema);
       if (bad) violations.push(`document: ${bad}`);
+    }
+    if (editStatement) {
+      const edit = editStatement;
+      editStatement = null;
+      for (const d of documents) if (d.dockind === DOCKIND.statement) d.xml = edit(d.xml);
     }
     packets.set(id, { packet, listsLeft: options.listsBeforeReady ?? 0 });
   }
@@ -310,6 +318,9 @@ export function startFakeDirectBank(options: FakeDirectBankOptions = {}): FakeDi
     expireSessions: () => sessions.clear(),
     skewNextStatement: (kopecks) => {
       skew = kopecks;
+    },
+    editNextStatement: (edit) => {
+      editStatement = edit;
     },
     forgetPackets: () => {
       forgotten = true;
