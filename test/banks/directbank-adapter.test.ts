@@ -232,7 +232,10 @@ describe("accounts the settings name", () => {
   test("discovered through the login and added in one step, sharing it; each orders its own statement", async () => {
     const w = world();
     const second = "40702840100000000778";
-    w.fake.addAccount(second, { opening: 5_00, operations: [] });
+    w.fake.addAccount(second, {
+      opening: 5_00,
+      operations: [{ ...op(9, "credit", "2026-10-02", 7_00), currency: "USD" }],
+    });
     const { id } = await addAccount(w, { settings: w.fake.settingsXml({ accounts: [ACCOUNT, second] }) });
     const found = await json<{ accounts: Record<string, unknown>[] }>(
       await w.t.admin("GET", `/banks/directbank/accounts?bank_account_id=${id}`),
@@ -253,7 +256,9 @@ describe("accounts the settings name", () => {
     });
     const statementId = await order(w, secondId, "2026-10-01", "2026-10-02");
     expect((await settle(w, statementId)).status).toBe("ready");
-    expect(w.t.services.statementRepo.findById(statementId)!.closing_balance).toBe(5_00);
+    expect(w.t.services.statementRepo.findById(statementId)!.closing_balance).toBe(12_00);
+    // A currency account's operations are in its currency (the bank's documents name none).
+    expect((await exported(w, statementId)).operations).toMatchObject([{ amount: 7, currency: "USD" }]);
   });
 });
 

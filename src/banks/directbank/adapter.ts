@@ -68,7 +68,6 @@ const BALANCE_PAUSE_MS = 1000;
 /** An account number's currency digits (6–8) as ISO codes: the ones Russian banks use most. */
 const CURRENCY_BY_CODE: Record<string, string> = {
   "810": "RUB",
-
   "840": "USD",
   "978": "EUR",
   "156": "CNY",
@@ -318,7 +317,10 @@ export function createDirectBankAdapter(deps: DirectBankAdapterDeps): BankAdapte
       const { statements, refusal } = match(ref, pieces, packets);
       if (refusal) return refusal;
       if (statements.some((s) => s === null)) return { status: "processing" };
-      return readyStatement(pieces.map((p, i) => ({ from: p.from, to: p.to, statement: statements[i]! })));
+      return readyStatement(
+        pieces.map((p, i) => ({ from: p.from, to: p.to, statement: statements[i]! })),
+        ref.currency,
+      );
     },
 
     async getBalance(ref: BankAccountRef): Promise<BalanceResult> {

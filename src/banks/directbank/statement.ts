@@ -19,7 +19,8 @@ function failed(message: string): StatementPollResult {
   return { status: "failed", error: { code: "bank_error", message } };
 }
 
-export function readyStatement(pieces: AnsweredPiece[]): StatementPollResult {
+/** The pieces as one statement; operations in the account's `currency` (the documents name none). */
+export function readyStatement(pieces: AnsweredPiece[], currency: string): StatementPollResult {
   let opening = 0;
   let closing = 0;
   let credit = 0;
@@ -65,7 +66,7 @@ export function readyStatement(pieces: AnsweredPiece[]): StatementPollResult {
     closing_balance: closing,
     total_credit: credit,
     total_debit: debit,
-    operations: pieces.flatMap((p) => p.statement.operations),
+    operations: pieces.flatMap((p) => p.statement.operations.map((op) => ({ ...op, currency }))),
   };
 }
 
