@@ -170,7 +170,7 @@ export function loginStatus(
 }
 
 /** A login its bank can try before it is stored (a first logon): refused, it is a validation_error. */
-async function verifyLogin(
+export async function verifyLogin(
   adapter: BankAdapter,
   credentials: unknown,
   environment: BankEnvironment,

@@ -212,7 +212,7 @@ export async function runAdminCommand(
         break;
       }
       case "account credentials":
-        result = admin.bankLogins.replaceCredentials(
+        result = await admin.bankLogins.replaceCredentials(
           required(arg, "account id (positional)"),
           credentialsObject(required(v.credentials, "credentials")),
           actor,

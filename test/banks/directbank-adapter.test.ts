@@ -225,6 +225,27 @@ describe("statements from a DirectBank bank", () => {
     const view = list.bank_accounts.find((a) => a.bank_account_id === id)!;
     expect(view.credentials_status).toBe("renewal_needed");
     expect(view.credentials_message).toContain("1201");
+
+    // The operator replaces the login (url and customer id are enough); the bank tries it first.
+    const replace = (password: string) =>
+      w.t.admin("PUT", `/bank-accounts/${id}/credentials`, {
+        credentials: {
+          kind: "directbank",
+          url: w.fake.url,
+          customer_id: w.fake.customerId,
+          login: "statements",
+          password,
+        },
+      });
+    const refused = await replace("s3cret");
+    expect(refused.status).toBe(400);
+    expect((await json<{ error: { details: { field: string } } }>(refused)).error.details.field).toBe(
+      "credentials.login",
+    );
+    const replaced = await replace("changed");
+    expect(replaced.status).toBe(200);
+    expect((await json<{ credentials_status: string }>(replaced)).credentials_status).toBe("active");
+    expect((await settle(w, await order(w, id, "2026-10-04", "2026-10-05"))).status).toBe("ready");
   });
 });
 

@@ -15,14 +15,14 @@ export function bankLoginRoutes(kit: PageKit): PageRoute[] {
   return [
     post(
       "/admin/accounts/:id/credentials",
-      action((session, form, ctx) => {
+      action(async (session, form, ctx) => {
         let credentials: unknown;
         try {
           credentials = JSON.parse(form.credentials ?? "");
         } catch {
           return flashThen(session, "Реквизиты доступа: объект JSON", "/admin/accounts", "error");
         }
-        const account = bankLogins.replaceCredentials(ctx.params.id ?? "", credentials, actorOf(ctx));
+        const account = await bankLogins.replaceCredentials(ctx.params.id ?? "", credentials, actorOf(ctx));
         return flashThen(session, `Доступ к банку для счёта ${account.alias} сохранён`, "/admin/accounts");
       }),
       { detail: pageDoc("Admin pages: a new bank login for an account", "form") },
