@@ -342,6 +342,8 @@ export function startFakeDirectBank(options: FakeDirectBankOptions = {}): FakeDi
         docKinds: ["01", "14", "15"],
         receiptStatement: { login: "statements", instructions: "Логин выписок" },
       });
+      const bad = schemaErrors(xmlBytes(xml), v, "Settings");
+      if (bad) violations.push(`settings: ${bad}`);
       return listed ? xml.replace("</Data>", `<Accounts>${listed}</Accounts></Data>`) : xml;
     },
     stop: () => server.stop(true),
