@@ -15,6 +15,7 @@ import { type IpRange, parseIpRange } from "./auth/ip";
 import { InMemoryRateLimiter } from "./auth/rate-limiter";
 import { SecretBox } from "./auth/secret-box";
 import { BankConnections } from "./banks/connections";
+import { createDirectBankAdapter } from "./banks/directbank/adapter";
 import { createFileBankAdapter } from "./banks/file";
 import { BankGateway } from "./banks/gateway";
 import type { BankRegistry } from "./banks/registry";
@@ -115,6 +116,7 @@ export function buildServices(
   if (!banks.has("tochka")) {
     banks.register(createTochkaAdapter({ settings: config.tochka, connections, clock, logger }));
   }
+  if (!banks.has("directbank")) banks.register(createDirectBankAdapter({ connections, clock }));
   const gateway = new BankGateway(banks, companies, connections, metrics ?? undefined);
   // The admin services, one per area; every change is audited in its own transaction.
   const adminAudit = new AdminAudit({ clock, audit, atomically });

@@ -113,6 +113,22 @@ export class AdminAccounts {
     return this.viewOf(this.deps.accounts.findById(id)!);
   }
 
+  /** The login tried at its bank before `create` stores it (banks that can try one). */
+  private async verifyNew(input: CreateBankAccountInput): Promise<void> {
+    if (!this.deps.knownBanks().includes(input.bank)) return;
+    await verifyLogin(
+      this.deps.bankAdapter(input.bank),
+      input.credentials,
+      input.environment ?? "production",
+    );
+  }
+
+  /** `create` after the bank has tried the login (the command line's way in). */
+  async createVerified(input: CreateBankAccountInput, actor: AdminActor = {}): Promise<BankAccountView> {
+    await this.verifyNew(input);
+    return this.create(input, actor);
+  }
+
   list(companyId?: string): BankAccountView[] {
     return this.deps.accounts.list(companyId).map((a) => this.viewOf(a));
   }
@@ -180,8 +196,20 @@ export function loginStatus(
 ): ConnectionStatus {
   if (!adapter.checkCredentials) return "active";
   const check = adapter.checkCredentials(credentials, environment);
-  if (!check.ok) throw validationError("credentials", check.message);
+  if (!check.ok) throw validationError(check.field ?? "credentials", check.message);
   return check.status;
+}
+
+/** A login its bank can try before it is stored (a first logon): refused, it is a validation_error. */
+export async function verifyLogin(
+  adapter: BankAdapter,
+  credentials: unknown,
+  environment: BankEnvironment,
+): Promise<void> {
+  if (!adapter.verifyCredentials || credentials === undefined) return;
+  loginStatus(adapter, credentials, environment);
+  const check = await adapter.verifyCredentials(credentials, environment);
+  if (!check.ok) throw validationError(check.field ?? "credentials", check.message);
 }
 
 /** A sandbox account's generated day and opening balance; none for a real bank's. */

@@ -100,14 +100,18 @@ export function adminApi({
       .get("/companies", () => ({ companies: admin.companies.list() }), {
         detail: doc("List companies", [], ok(CompanyListSchema)),
       })
-      .post("/bank-accounts", ({ body, actor, status }) => status(201, admin.accounts.create(body, actor)), {
-        bodyPolicy: JSON_BODY,
-        body: CreateBankAccountBody,
-        transform: refuseUnknownFields(CreateBankAccountBody),
-        detail: doc("Create a bank account", ["not_found"], {
-          201: { description: "Account created", schema: BankAccountSchema },
-        }),
-      })
+      .post(
+        "/bank-accounts",
+        async ({ body, actor, status }) => status(201, await admin.accounts.createVerified(body, actor)),
+        {
+          bodyPolicy: JSON_BODY,
+          body: CreateBankAccountBody,
+          transform: refuseUnknownFields(CreateBankAccountBody),
+          detail: doc("Create a bank account", ["not_found"], {
+            201: { description: "Account created", schema: BankAccountSchema },
+          }),
+        },
+      )
       .get("/bank-accounts", ({ query }) => ({ bank_accounts: admin.accounts.list(query.company_id) }), {
         query: CompanyFilterQuery,
         detail: doc("List bank accounts", [], ok(BankAccountListSchema)),

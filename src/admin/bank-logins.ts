@@ -15,6 +15,7 @@ import {
   accountKeyProblem,
   defaultAlias,
   loginStatus,
+  verifyLogin,
 } from "./accounts";
 import type { AdminActor, AdminAreaDeps } from "./audit";
 import type { BankAccountView, DiscoveredAccountsView, ImportAccountsInput } from "./model";
@@ -43,11 +44,17 @@ export class BankLogins {
    * A new login for the account's bank connection (a renewed JWT, another OAuth app): checked like
    * at creation, sealed, and shared by every account reached through the connection.
    */
-  replaceCredentials(bankAccountId: string, credentials: unknown, actor: AdminActor = {}): BankAccountView {
+  async replaceCredentials(
+    bankAccountId: string,
+    credentials: unknown,
+    actor: AdminActor = {},
+  ): Promise<BankAccountView> {
     const { adminAccounts } = this.deps;
     const account = adminAccounts.find(bankAccountId);
-    const status = loginStatus(this.deps.bankAdapter(account.bank), credentials, account.environment);
+    const adapter = this.deps.bankAdapter(account.bank);
+    const status = loginStatus(adapter, credentials, account.environment);
     adminAccounts.requireSecretBox();
+    await verifyLogin(adapter, credentials, account.environment);
     this.deps.atomically(() => {
       if (account.connectionId) {
         this.deps.connections.replace(account.connectionId, credentials, status);

@@ -162,7 +162,7 @@ export async function runAdminCommand(
         break;
       case "account create": {
         const opening = v["opening-balance"];
-        result = admin.accounts.create(
+        result = await admin.accounts.createVerified(
           {
             company_id: required(v.company, "company"),
             bank: required(v.bank, "bank"),
@@ -212,7 +212,7 @@ export async function runAdminCommand(
         break;
       }
       case "account credentials":
-        result = admin.bankLogins.replaceCredentials(
+        result = await admin.bankLogins.replaceCredentials(
           required(arg, "account id (positional)"),
           credentialsObject(required(v.credentials, "credentials")),
           actor,

@@ -145,7 +145,11 @@ export interface BankConsentFlow {
 /** A login as the operator gives it, checked before it is sealed. */
 export type CredentialsCheck =
   | { ok: true; status: "active" | "consent_required" }
-  | { ok: false; message: string };
+  | {
+      ok: false;
+      message: string /** The field of the request at fault (default `credentials`). */;
+      field?: string;
+    };
 
 export interface BankAdapter {
   readonly bank: string;
@@ -176,6 +180,8 @@ export interface BankAdapter {
   listAccounts?(account: BankAccountRef): Promise<DiscoveredAccount[]>;
   /** Banks that take a login: checks its shape (absent: any login is stored as given). */
   checkCredentials?(credentials: unknown, environment: BankEnvironment): CredentialsCheck;
+  /** Banks whose login can be tried before it is stored (a first logon); absent: not tried. */
+  verifyCredentials?(credentials: unknown, environment: BankEnvironment): Promise<CredentialsCheck>;
   /** Banks whose login is completed by the customer approving access in the bank (OAuth). */
   consent?: BankConsentFlow;
   /** The least gap between two calls to this bank from one process (its published rate limit). */

@@ -39,6 +39,7 @@ export function meteredAdapter(adapter: BankAdapter, metrics: Metrics): BankAdap
       ? (account) => timed("accounts", () => adapter.listAccounts!(account))
       : undefined,
     checkCredentials: adapter.checkCredentials,
+    verifyCredentials: adapter.verifyCredentials,
     consent: adapter.consent,
     environments: adapter.environments,
     minIntervalMs: adapter.minIntervalMs,

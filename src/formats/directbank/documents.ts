@@ -98,6 +98,24 @@ export interface SettingsDocument extends DocumentHeader {
   docKinds: string[];
   /** The statement-only login of 1C's automatic statements (its user differs from `user`). */
   receiptStatement?: { login: string; instructions: string };
+  /** Read only: the account numbers a bank's settings name beyond the schema (`Account` elements
+   *  anywhere in Data, as some banks add them), and a customer id that is an account number. */
+  accounts?: string[];
+}
+
+const ACCOUNT_NUMBER_RE = /^\d{20}$/;
+
+/** Every 20-digit `Account` text below `node`, in document order. */
+function accountNumbersIn(node: XmlNode, out: string[] = []): string[] {
+  for (const [name, value] of Object.entries(node)) {
+    if (!Array.isArray(value)) continue;
+    for (const child of value) {
+      const text = typeof child["#text"] === "string" ? child["#text"].trim() : "";
+      if (name === "Account" && ACCOUNT_NUMBER_RE.test(text)) out.push(text);
+      accountNumbersIn(child, out);
+    }
+  }
+  return out;
 }
 
 export function buildSettings(s: SettingsDocument): string {
@@ -129,11 +147,13 @@ export function parseSettings(xml: string): SettingsDocument {
   const data = child(node, "Data", DOC);
   const login = optionalChild(child(data, "Logon", DOC), "Login");
   const receipt = optionalChild(data, "ReceiptStatement");
+  const customerId = childText(data, "CustomerID", DOC);
+  const named = [...(ACCOUNT_NUMBER_RE.test(customerId) ? [customerId] : []), ...accountNumbersIn(data)];
   return {
     ...parseHeader(node, DOC),
     sender: parseBank(child(node, "Sender", DOC), DOC),
     recipient: parseCustomer(child(node, "Recipient", DOC), DOC),
-    customerId: childText(data, "CustomerID", DOC),
+    customerId,
     bankServerAddress: childText(data, "BankServerAddress", DOC),
     version: childText(data, "FormatVersion", DOC),
     compress: optionalText(data, "Compress") === "true",
@@ -142,6 +162,7 @@ export function parseSettings(xml: string): SettingsDocument {
     receiptStatement: receipt
       ? { login: childText(receipt, "Login", DOC), instructions: childText(receipt, "Instructions", DOC) }
       : undefined,
+    accounts: [...new Set(named)],
   };
 }
 

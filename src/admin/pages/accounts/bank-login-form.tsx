@@ -21,7 +21,9 @@ interface LoginKind {
   fields: LoginField[];
 }
 
-/** Tochka's two logins (banks/tochka/credentials.ts): a JWT key, or an OAuth application. */
+/** Tochka's two logins (banks/tochka/credentials.ts): a JWT key, or an OAuth application; a
+ *  DirectBank bank's statement login (banks/directbank/login.ts) by its address and customer id
+ *  (a new account gives the bank's settings file instead: accounts/directbank.tsx). */
 const LOGIN_KINDS: LoginKind[] = [
   {
     id: "tochka/jwt",
@@ -38,6 +40,18 @@ const LOGIN_KINDS: LoginKind[] = [
     fields: [
       { name: "client_id", label: "Идентификатор приложения (client_id)" },
       { name: "client_secret", label: "Секрет приложения (client_secret)", secret: true },
+    ],
+  },
+  {
+    id: "directbank/login",
+    bank: "directbank",
+    kind: "directbank",
+    label: "1С:ДиректБанк: вход для автоматической выписки",
+    fields: [
+      { name: "url", label: "Адрес сервиса банка (https://…)" },
+      { name: "customer_id", label: "Идентификатор клиента в банке" },
+      { name: "login", label: "Логин" },
+      { name: "password", label: "Пароль", secret: true },
     ],
   },
 ];

@@ -10,6 +10,7 @@ import { formatMoney } from "../format";
 import { type FormPage, nonEmpty, type PageKit, page } from "../kit";
 import { get, type PageRoute, pageDoc, post } from "../page-route";
 import { credentialsFromForm } from "./bank-login-form";
+import { directbankAccountRoute } from "./directbank";
 import { type AccountOverview, COVERAGE_DAYS } from "./overview";
 import { AccountPage, AccountsPage } from "./view";
 
@@ -122,5 +123,6 @@ export function accountRoutes(kit: PageKit): PageRoute[] {
       }),
       { detail: pageDoc("Admin pages: ask the bank for an account's balance now", "form") },
     ),
+    directbankAccountRoute(kit, accountsPage),
   ];
 }

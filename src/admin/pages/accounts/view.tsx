@@ -16,6 +16,7 @@ import {
   type SignedInFrame,
 } from "../layout";
 import { BankLoginFields, takesLogin } from "./bank-login-form";
+import { DirectBankAccountForm } from "./directbank";
 import {
   type AccountOverview,
   BalanceCell,
@@ -67,7 +68,12 @@ export function AccountsPage({
             <label>
               Банк
               <select name="bank" required>
-                <Options items={banks.map((b) => [b, bankName(b)])} selected={values.bank} />
+                {/* A DirectBank bank has a form of its own below: its settings file and a login the bank
+                    is asked to accept before the account is added. */}
+                <Options
+                  items={banks.filter((b) => b !== "directbank").map((b) => [b, bankName(b)])}
+                  selected={values.bank}
+                />
               </select>
             </label>
             <label>
@@ -113,6 +119,11 @@ export function AccountsPage({
               <button type="submit">Добавить счёт</button>
             </div>
           </PostForm>
+        )}
+        {companies.length === 0 ? (
+          ""
+        ) : (
+          <DirectBankAccountForm companies={companies} csrf={frame.csrf} values={values} />
         )}
       </section>
       <section class="card">
@@ -359,7 +370,7 @@ function ReplaceLogin({
 }
 
 function DiscoverLink({ account }: { account: BankAccountView }) {
-  return account.bank === "tochka" ? (
+  return account.bank === "tochka" || account.bank === "directbank" ? (
     <a href={`/admin/accounts/${account.bank_account_id}/discover`}>Счета в банке</a>
   ) : (
     ""

@@ -16,13 +16,17 @@ export function bankLoginRoutes(kit: PageKit): PageRoute[] {
   return [
     post(
       "/admin/accounts/:id/credentials",
-      action((session, form, ctx) => {
+      action(async (session, form, ctx) => {
         const current = accountOf(ctx.params.id);
         const credentials = credentialsFromForm(form, current.bank);
         if (credentials === undefined) {
           return flashThen(session, "Выберите способ доступа к банку", "/admin/accounts", "error");
         }
-        const account = bankLogins.replaceCredentials(current.bank_account_id, credentials, actorOf(ctx));
+        const account = await bankLogins.replaceCredentials(
+          current.bank_account_id,
+          credentials,
+          actorOf(ctx),
+        );
         return flashThen(session, `Доступ к банку для счёта ${account.alias} сохранён`, "/admin/accounts");
       }),
       { detail: pageDoc("Admin pages: a new bank login for an account", "form") },
