@@ -375,6 +375,7 @@ const LATIN_ALLOWED = new Set([
   "REST",
   "CSV",
   "JSON",
+  "XML",
   "Lines",
   "IP",
   "JWT",

@@ -5,11 +5,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { DirectBankFormatError, parseStatement } from "../../src/formats/directbank";
 import type { StatementOperation } from "../../src/formats/types";
+import { withAccountKey } from "../../src/formats/validators";
 import { signIn } from "../helpers/admin-browser";
 import { BASE, json, makeTestApp, storeDump, type TestApp } from "../helpers/app";
 import { BANK_BIC, type FakeDirectBank, SAMPLES, startFakeDirectBank } from "../support/fake-directbank";
 
-const ACCOUNT = "40702810900000000777";
+const ACCOUNT = withAccountKey("40702810900000000777", BANK_BIC);
 let fake: FakeDirectBank | null = null;
 
 afterEach(async () => {
@@ -252,7 +253,7 @@ describe("statements from a DirectBank bank", () => {
 describe("accounts the settings name", () => {
   test("discovered through the login and added in one step, sharing it; each orders its own statement", async () => {
     const w = world();
-    const second = "40702840100000000778";
+    const second = withAccountKey("40702840100000000778", BANK_BIC);
     w.fake.addAccount(second, {
       opening: 5_00,
       operations: [{ ...op(9, "credit", "2026-10-02", 7_00), currency: "USD" }],

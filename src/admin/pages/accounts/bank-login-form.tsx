@@ -19,6 +19,8 @@ interface LoginKind {
   kind: string;
   label: string;
   fields: LoginField[];
+  /** Only a new login of an account: a new account at this bank has a form of its own. */
+  replaceOnly?: true;
 }
 
 /** Tochka's two logins (banks/tochka/credentials.ts): a JWT key, or an OAuth application; a
@@ -47,6 +49,7 @@ const LOGIN_KINDS: LoginKind[] = [
     bank: "directbank",
     kind: "directbank",
     label: "1С:ДиректБанк: вход для автоматической выписки",
+    replaceOnly: true,
     fields: [
       { name: "url", label: "Адрес сервиса банка (https://…)" },
       { name: "customer_id", label: "Идентификатор клиента в банке" },
@@ -86,7 +89,7 @@ export const takesLogin = (bank: string) => LOGIN_KINDS.some((k) => k.bank === b
  * are read, the others ignored; works without scripts). `bank`: only that bank's kinds.
  */
 export function BankLoginFields({ bank, selected }: { bank?: string; selected?: string }) {
-  const kinds = LOGIN_KINDS.filter((k) => bank === undefined || k.bank === bank);
+  const kinds = LOGIN_KINDS.filter((k) => (bank === undefined ? !k.replaceOnly : k.bank === bank));
   return (
     <>
       <label>
