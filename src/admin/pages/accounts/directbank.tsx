@@ -3,8 +3,9 @@
 import { ApiError } from "../../../core/errors";
 import type { CompanyView } from "../../model";
 import { type FormPage, nonEmpty, type PageKit } from "../kit";
-import { attr, type FormValues, Options, PostForm } from "../layout";
+import { attr, type FormValues, PostForm } from "../layout";
 import { type PageRoute, pageDoc, post } from "../page-route";
+import { AliasField, CompanyField, NumberAndBikFields } from "./account-fields";
 
 /** A settings file is a few kilobytes; certificates included, well under this. */
 const SETTINGS_FILE_LIMIT = 256 * 1024;
@@ -22,33 +23,9 @@ export function DirectBankAccountForm({
     <details open={values.bank === "directbank" ? true : undefined}>
       <summary>Счёт в банке через 1С:ДиректБанк (выписки по отдельному логину)</summary>
       <PostForm action="/admin/accounts/directbank" csrf={csrf} class="grid" enctype="multipart/form-data">
-        <label>
-          Компания
-          <select name="company_id" required>
-            <Options
-              items={companies.map((c) => [c.company_id, `${c.name} (ИНН ${c.inn})`])}
-              selected={values.company_id}
-            />
-          </select>
-        </label>
-        <label>
-          Номер счёта (20 цифр)
-          <input
-            name="account_number"
-            required
-            pattern="\d{20}"
-            inputmode="numeric"
-            value={attr(values.account_number)}
-          />
-        </label>
-        <label>
-          БИК (9 цифр)
-          <input name="bik" required pattern="\d{9}" inputmode="numeric" value={attr(values.bik)} />
-        </label>
-        <label>
-          Псевдоним (по умолчанию последние 4 цифры)
-          <input name="alias" pattern="[A-Za-z0-9_\-]{1,32}" value={attr(values.alias)} />
-        </label>
+        <CompanyField companies={companies} values={values} />
+        <NumberAndBikFields values={values} />
+        <AliasField values={values} />
         <label>
           Файл настроек обмена из банка (XML)
           <input name="settings_file" type="file" accept=".xml,application/xml,text/xml" />

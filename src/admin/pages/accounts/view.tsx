@@ -15,6 +15,7 @@ import {
   PostForm,
   type SignedInFrame,
 } from "../layout";
+import { AliasField, CompanyField, NumberAndBikFields } from "./account-fields";
 import { BankLoginFields, takesLogin } from "./bank-login-form";
 import { DirectBankAccountForm } from "./directbank";
 import {
@@ -56,15 +57,7 @@ export function AccountsPage({
           </p>
         ) : (
           <PostForm action="/admin/accounts" csrf={frame.csrf} class="grid">
-            <label>
-              Компания
-              <select name="company_id" required>
-                <Options
-                  items={companies.map((c) => [c.company_id, `${c.name} (ИНН ${c.inn})`])}
-                  selected={values.company_id}
-                />
-              </select>
-            </label>
+            <CompanyField companies={companies} values={values} />
             <label>
               Банк
               <select name="bank" required>
@@ -76,28 +69,12 @@ export function AccountsPage({
                 />
               </select>
             </label>
-            <label>
-              Номер счёта (20 цифр)
-              <input
-                name="account_number"
-                required
-                pattern="\d{20}"
-                inputmode="numeric"
-                value={attr(values.account_number)}
-              />
-            </label>
-            <label>
-              БИК (9 цифр)
-              <input name="bik" required pattern="\d{9}" inputmode="numeric" value={attr(values.bik)} />
-            </label>
+            <NumberAndBikFields values={values} />
             <label>
               Валюта
               <input name="currency" value={attr(values.currency ?? "RUB")} maxlength="3" />
             </label>
-            <label>
-              Псевдоним (по умолчанию последние 4 цифры)
-              <input name="alias" pattern="[A-Za-z0-9_\-]{1,32}" value={attr(values.alias)} />
-            </label>
+            <AliasField values={values} />
             <label>
               Операций в день (только тестовый банк)
               <input name="ops_per_day" type="number" min="1" max="5000" value={attr(values.ops_per_day)} />
