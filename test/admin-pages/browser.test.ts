@@ -13,6 +13,7 @@ import { withAccountKey } from "../../src/formats/validators";
 import { ADMIN_TOKEN } from "../helpers/app";
 import { freePort, ROOT, type RunningProcess, startServe, tempDir } from "../helpers/server";
 import { pkce, REDIRECT } from "../oauth/support";
+import { BANK_BIC, type FakeDirectBank, startFakeDirectBank } from "../support/fake-directbank";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = join(ROOT, "test/artifacts");
@@ -29,6 +30,9 @@ let busyCompanyId: string;
 let sweepTokenId: string;
 /** An agent host's sign-in waiting for the operator: its consent page. */
 let consentPath: string;
+/** A bank that speaks 1C:DirectBank, whose settings name two accounts (the «Счета в банке» page). */
+let directbank: FakeDirectBank | undefined;
+let directbankAccountId: string;
 
 async function launch(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
@@ -70,6 +74,8 @@ beforeAll(async () => {
       SVC_BANK_POLL_INTERVAL_MS: "100",
       SVC_PORT: String(port),
       SVC_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      // Bank logins are sealed with it (the DirectBank account).
+      SVC_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
     },
   });
   const company = (await (
@@ -151,6 +157,28 @@ async function seedTheSweep(): Promise<void> {
     accounts: grants.slice(0, 1),
   });
   consentPath = await pendingConsent("Claude для «Василька»");
+  directbank = startFakeDirectBank();
+  directbank.addUser("statements", "s3cret");
+  const numbers = [
+    withAccountKey("40702810900000000777", BANK_BIC),
+    withAccountKey("40702840100000000778", BANK_BIC),
+  ];
+  for (const number of numbers) directbank.addAccount(number, { opening: 0, operations: [] });
+  directbankAccountId = (
+    await post<{ bank_account_id: string }>("/bank-accounts", {
+      company_id: company.company_id,
+      bank: "directbank",
+      account_number: numbers[0],
+      bik: BANK_BIC,
+      alias: "directbank",
+      credentials: {
+        kind: "directbank",
+        settings: directbank.settingsXml({ accounts: numbers }),
+        login: "statements",
+        password: "s3cret",
+      },
+    })
+  ).bank_account_id;
   // Until every statement has its answer from the bank.
   for (let i = 0; i < 200; i++) {
     const res = await server.admin("GET", "/statements");
@@ -195,6 +223,7 @@ async function pendingConsent(clientName: string): Promise<string> {
 
 afterAll(async () => {
   await browser?.close();
+  await directbank?.stop();
   await server?.stop();
   // The exit-time cleanup of tempDir does not run reliably once Chromium has been driven here.
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -431,10 +460,22 @@ function layoutReport(): LayoutReport {
   }
   const cardsOverflow: string[] = [];
   for (const card of doc.querySelectorAll("section.card")) {
-    if (card.scrollWidth > card.clientWidth + 1)
+    if (card.scrollWidth > card.clientWidth + 1) {
+      // What sticks out: the narrowest elements reaching past the card's right edge.
+      const edge = card.getBoundingClientRect().right + 1;
+      const out = [...card.querySelectorAll("*")]
+        .map((el) => ({ el, rect: el.getBoundingClientRect() }))
+        .filter((x) => x.rect.right > edge)
+        .sort((a, b) => a.rect.width - b.rect.width)
+        .slice(0, 3)
+        .map(({ el, rect }) => {
+          const name = el.getAttribute("name");
+          return `<${el.tagName.toLowerCase()}${name ? ` name=${name}` : ""}${el.className ? ` .${el.className}` : ""}> ${Math.round(rect.width)} px`;
+        });
       cardsOverflow.push(
-        `${card.querySelector("h1, h2, table")?.outerHTML.slice(0, 60)}: ${card.scrollWidth} > ${card.clientWidth}`,
+        `${card.querySelector("h1, h2, table")?.outerHTML.slice(0, 60)}: ${card.scrollWidth} > ${card.clientWidth} (${out.join(", ")})`,
       );
+    }
   }
   // Data cells are left out: numbers and codes (.mono, code, pre) and a payment's purpose, which
   // is the payer's text.
@@ -467,6 +508,7 @@ const DATA_WORDS = new Set([
   "in",
   "browser",
   "sandbox_failing",
+  "directbank",
 ]);
 
 /** Everything of the interface in English or raw ids that a Russian reader would stumble over. */
@@ -497,6 +539,7 @@ describe("every admin page at 1024, 1366 and 1920 px", () => {
       ["token-edit", `/admin/tokens/${sweepTokenId}`],
       ["apps", "/admin/oauth"],
       ["consent", consentPath],
+      ["bank-accounts", `/admin/accounts/${directbankAccountId}/discover`],
       ["statements", "/admin/statements"],
       ["payments", "/admin/payments"],
       ["audit-log", "/admin/audit-log"],

@@ -37,6 +37,9 @@ label.check { flex-direction: row; align-items: center; gap: 6px; color: var(--f
 input, select, textarea { font: inherit; color: var(--fg); padding: 6px 8px; border: 1px solid var(--line);
   border-radius: 6px; background: #fff; }
 textarea { min-height: 64px; }
+/* A field in a table's cell (a login's form in the accounts list) takes the cell's width, not its
+   longest option's. */
+td select, td input:not([type="checkbox"]), td textarea { width: 100%; box-sizing: border-box; }
 button, .button { font: inherit; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--accent);
   background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: #fff; color: var(--accent); }

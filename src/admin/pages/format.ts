@@ -9,6 +9,19 @@ const NBSP = "\u00A0";
 
 const CURRENCY_SIGN: Record<string, string> = { RUB: "₽", RUR: "₽", USD: "$", EUR: "€", CNY: "¥" };
 
+const CURRENCY_NAME: Record<string, string> = {
+  RUB: "рубли",
+  RUR: "рубли",
+  USD: "доллары США",
+  EUR: "евро",
+  CNY: "юани",
+};
+
+/** A currency by its Russian name; null for a code without one (shown as the code). */
+export function currencyName(code: string): string | null {
+  return CURRENCY_NAME[code] ?? null;
+}
+
 /** What a typed date looks like (an input's `pattern`): дд.мм.гггг. */
 export const RU_DATE_PATTERN = "\\d{2}\\.\\d{2}\\.\\d{4}";
 

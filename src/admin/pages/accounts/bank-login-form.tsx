@@ -51,7 +51,7 @@ const LOGIN_KINDS: LoginKind[] = [
     label: "1С:ДиректБанк: вход для автоматической выписки",
     replaceOnly: true,
     fields: [
-      { name: "url", label: "Адрес сервиса банка (https://…)" },
+      { name: "url", label: "Адрес сервиса банка (из файла настроек)" },
       { name: "customer_id", label: "Идентификатор клиента в банке" },
       { name: "login", label: "Логин" },
       { name: "password", label: "Пароль", secret: true },

@@ -1,7 +1,7 @@
 // Pages of an account's bank login: before the bank's consent page, and the accounts the bank
 // shows through the login.
 import type { BankAccountView, DiscoveredAccountsView } from "../../model";
-import { bankName } from "../format";
+import { bankName, currencyName } from "../format";
 import { accountLabel, Badge, type Frame, Layout, PostForm, type SignedInFrame } from "../layout";
 
 /** Before the bank's page: where the operator goes and what the customer approves there. */
@@ -80,8 +80,12 @@ export function DiscoverPage({
                   <td class="mono" safe>
                     {a.bik}
                   </td>
-                  <td safe>{a.currency}</td>
-                  <td safe>{a.status}</td>
+                  <td>
+                    <CurrencyCell code={a.currency} />
+                  </td>
+                  <td>
+                    <BankStatus status={a.status} />
+                  </td>
                   <td>{a.bank_account_id === null ? "" : <Badge kind="ok" text="добавлен" />}</td>
                 </tr>
               ))}
@@ -92,5 +96,38 @@ export function DiscoverPage({
         </PostForm>
       </section>
     </Layout>
+  );
+}
+
+/** A currency by name; a code without one as the code. */
+function CurrencyCell({ code }: { code: string }) {
+  const name = currencyName(code);
+  return name ? (
+    <span safe>{name}</span>
+  ) : (
+    <span class="mono" safe>
+      {code}
+    </span>
+  );
+}
+
+/** An account's state as its bank names it (Open Banking's AccountStatus, which DirectBank banks'
+ *  lists share), in words; another state as the bank wrote it. */
+const BANK_STATUS: Record<string, string> = {
+  Enabled: "открыт",
+  Disabled: "заблокирован",
+  Deleted: "закрыт",
+  Pending: "открывается",
+  ProForma: "резервируется",
+};
+
+function BankStatus({ status }: { status: string }) {
+  const label = BANK_STATUS[status];
+  return label ? (
+    <span safe>{label}</span>
+  ) : (
+    <span class="mono" safe>
+      {status}
+    </span>
   );
 }
