@@ -21,7 +21,8 @@
 //            one client downloading a 62,000-operation statement's JSON export in a loop, beside an
 //            agent searching its month in a loop, and beside both; on SQLite, on PostgreSQL and on
 //            PostgreSQL through a proxy adding 0.25 ms each way (bench/lib/latency-proxy.ts); REST
-//            poll and MCP get_balance under wrk on that replica without and with the added round trip
+//            poll and MCP get_balance under wrk on that replica without and with the added round trip;
+//            BENCH_STALL_STORES=sqlite (or postgres) measures one store only
 //   tokens   what agent answers cost a model's context (bench/tokens.ts): o200k_base tokens of the
 //            text and of structuredContent for the demo account's October statement and a search
 //            of 50 and 100, and the same on an account of about 500 operations a month
@@ -1646,13 +1647,18 @@ async function stallSection() {
     throughput,
   };
   results.stall = out;
+  // BENCH_STALL_STORES=sqlite (or postgres) measures one store only, for trials of a change.
+  const storesAsked = (process.env.BENCH_STALL_STORES ?? "sqlite,postgres").split(",");
   try {
-    const lite = await serve("stall-sqlite", { SVC_BANK_POLL_INTERVAL_MS: "200" });
-    try {
-      stores.sqlite = await stallMeasure("SQLite", lite.server, await stallSeed(lite.server));
-    } finally {
-      await lite.stop();
+    if (storesAsked.includes("sqlite")) {
+      const lite = await serve("stall-sqlite", { SVC_BANK_POLL_INTERVAL_MS: "200" });
+      try {
+        stores.sqlite = await stallMeasure("SQLite", lite.server, await stallSeed(lite.server));
+      } finally {
+        await lite.stop();
+      }
     }
+    if (!storesAsked.includes("postgres")) return;
     const pg = await startPostgres();
     if (!pg) {
       out.postgres = "PostgreSQL not installed (make test-deps)";

@@ -11,6 +11,7 @@ import {
 } from "../../formats/onec";
 import type { DocType, OneCVersion } from "../../formats/types";
 import type { StatementRow } from "../queries";
+import { exportCollections } from "./collections";
 
 export type ExportFormat = "1c" | "csv" | "json";
 
@@ -18,9 +19,9 @@ export type ExportFormat = "1c" | "csv" | "json";
 // peak RSS of a 155k-operation export was ~30 MB higher for no gain in speed.
 const PAGE = 250;
 // An export this large leaves tens of megabytes of garbage (the rows read, the chunks sent) that
-// the collector would keep for a while: one full collection at its end, a few milliseconds, gives
-// the memory back (measured: the server's RSS after a 155k-operation export 135-175 MB without it,
-// about 90 MB with it).
+// the collector would keep for a while: a full collection after it gives the memory back
+// (measured: the server's RSS after a 155k-operation export 135-175 MB without it, about 90 MB
+// with it), paced so that exports one after another do not stall the server (collections.ts).
 const COLLECT_AFTER_BYTES = 16 * 1024 * 1024;
 const utf8 = new TextEncoder();
 const EMPTY = new Uint8Array(0);
@@ -171,7 +172,7 @@ function exportStream(
       if (page === null) {
         controller.enqueue(bytes(tail()));
         controller.close();
-        if (sent >= COLLECT_AFTER_BYTES) Bun.gc(true);
+        if (sent >= COLLECT_AFTER_BYTES) exportCollections.exportEnded();
         return;
       }
       if (written && separator !== null) controller.enqueue(bytes(separator));
