@@ -1,6 +1,6 @@
 // lanes: sqlite
 // How the admin pages write and read times, dates and amounts (src/admin/pages/format.ts): Russian
-// formats, in the business time zone.
+// formats, in the business time zone; and the services' refusals with the forms' labels (messages.ts).
 import { describe, expect, test } from "bun:test";
 import {
   bankName,
@@ -13,6 +13,7 @@ import {
   parseRuDateTime,
   quoted,
 } from "../../src/admin/pages/format";
+import { operatorMessage } from "../../src/admin/pages/messages";
 
 const NBSP = "\u00A0";
 /** The text with its no-break spaces as plain ones, to compare with what a reader sees. */
@@ -109,5 +110,16 @@ describe("names", () => {
     expect(quoted("ООО «Василёк»")).toBe("«ООО „Василёк“»");
     expect(quoted('ООО "Ромашка"')).toBe("«ООО „Ромашка“»");
     expect(quoted("ИП Петров")).toBe("«ИП Петров»");
+  });
+});
+
+describe("the services' refusals on the pages", () => {
+  test("a field the API names is named by the form's label; other messages stay as they are", () => {
+    expect(operatorMessage("rate_limit_per_minute: целое от 1 до 10000")).toBe(
+      "Лимит запросов в минуту: целое от 1 до 10000",
+    );
+    expect(operatorMessage("sandbox.ops_per_day: от 1 до 5000")).toBe("Операций в день: от 1 до 5000");
+    expect(operatorMessage("unknown_field: что-то")).toBe("unknown_field: что-то");
+    expect(operatorMessage("Счёт не найден")).toBe("Счёт не найден");
   });
 });

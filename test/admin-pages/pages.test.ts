@@ -534,7 +534,8 @@ describe("admin pages: companies, accounts, tokens", () => {
       rate_limit_per_minute: "0",
     });
     expect(badLimit.status).toBe(400);
-    expect(await badLimit.text()).toContain("rate_limit_per_minute: целое от 1 до 10000");
+    // The service's refusal, with the form's label for the field the API names.
+    expect(await badLimit.text()).toContain("Лимит запросов в минуту: целое от 1 до 10000");
 
     // The button leads to the confirmation first: nothing is revoked yet.
     const ask = await b.post(`/admin/tokens/${tk.api_token_id}/revoke`, {});

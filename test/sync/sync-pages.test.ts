@@ -36,7 +36,7 @@ describe("admin pages: an account's sync", () => {
 
     const bad = await b.post(`/admin/accounts/${id}/sync`, { enabled: "on", interval_minutes: "3" });
     expect(bad.status).toBe(400);
-    expect(await bad.text()).toContain("interval_minutes: от 5 до 1440 минут");
+    expect(await bad.text()).toContain("Интервал, минут: от 5 до 1440 минут");
 
     expect((await b.post(`/admin/accounts/${id}/sync`, { since: "2026-11-10" })).status).toBe(303);
     expect(await (await b.get("/admin/accounts")).text()).toContain("выключена");

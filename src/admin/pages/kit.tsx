@@ -24,6 +24,7 @@ import type { AdminServices } from "../areas";
 import type { AdminActor } from "../audit";
 import { parseRuDateTime } from "./format";
 import { type FormValues, type Frame, MessagePage, type NavKey } from "./layout";
+import { forOperators, operatorMessage } from "./messages";
 import { get, type PageRoute, pageDoc, post, type RouteContext } from "./page-route";
 import { cameOverHttps, readCookie, SESSION_COOKIE, sameOrigin, securityHeaders } from "./security";
 import { type AdminSession, AdminSessionStore } from "./session";
@@ -133,7 +134,8 @@ export function pageKit(deps: AdminPagesDeps) {
     const fail = (error: unknown): string => {
       const f = session ? signedInFrame(session, "Ошибка", null) : frame(null, "Ошибка", null);
       if (error instanceof ApiError) {
-        return send(ctx, page(<MessagePage frame={f} heading="Ошибка" text={error.message} />, error.status));
+        const text = operatorMessage(error.message);
+        return send(ctx, page(<MessagePage frame={f} heading="Ошибка" text={text} />, error.status));
       }
       if (error instanceof BankError) {
         const text = `Банк: ${error.message}`;
@@ -302,7 +304,7 @@ export function attempt<T>(fn: () => T): { ok: T } | { error: ApiError } {
   try {
     return { ok: fn() };
   } catch (error) {
-    if (error instanceof ApiError) return { error };
+    if (error instanceof ApiError) return { error: forOperators(error) };
     throw error;
   }
 }

@@ -4,6 +4,7 @@ import { ApiError } from "../../../core/errors";
 import type { CompanyView } from "../../model";
 import { type FormPage, nonEmpty, type PageKit } from "../kit";
 import { attr, type FormValues, PostForm } from "../layout";
+import { operatorMessage } from "../messages";
 import { type PageRoute, pageDoc, post } from "../page-route";
 import { AliasField, CompanyField, NumberAndBikFields } from "./account-fields";
 
@@ -82,7 +83,10 @@ export function directbankAccountRoute(kit: PageKit, accountsPage: FormPage): Pa
         );
       } catch (error) {
         if (error instanceof ApiError)
-          return accountsPage(session, error.status, error.message, { ...typed, bank: "directbank" });
+          return accountsPage(session, error.status, operatorMessage(error.message), {
+            ...typed,
+            bank: "directbank",
+          });
         throw error;
       }
     }),

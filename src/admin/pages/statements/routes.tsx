@@ -10,6 +10,7 @@ import { STATUS_LABEL } from "../accounts/overview";
 import { formatPeriod, parseRuDate } from "../format";
 import { attempt, nonEmpty, type Outcome, PAGE_SIZE, type PageKit, page, redirect } from "../kit";
 import type { FormValues } from "../layout";
+import { operatorMessage } from "../messages";
 import { get, type PageRoute, pageDoc, post, type RouteContext } from "../page-route";
 import type { AdminSession } from "../session";
 import { StatementsPage } from "./view";
@@ -102,7 +103,8 @@ export function statementRoutes(kit: PageKit): PageRoute[] {
       uploadAction(STATEMENT_FILE_LIMIT, async (session, form, files, ctx) => {
         const input = { bank_account_id: form.bank_account_id ?? "" };
         const file = files.get("file");
-        const refused = (error: ApiError) => statementsPage(session, {}, error.status, error.message, input);
+        const refused = (error: ApiError) =>
+          statementsPage(session, {}, error.status, operatorMessage(error.message), input);
         if (!file || file.bytes.byteLength === 0) {
           return refused(
             new ApiError("validation_error", "Выберите файл выписки (kl_to_1c.txt)", { field: "file" }),
