@@ -32,7 +32,8 @@ export interface Config {
   publicRateLimitPerMinute: number;
   logLevel: LogLevel;
   /** Worker threads per large statement export; 0 renders every export in the server's thread. */
-  exportThreads: number;
+  /** Threads per large export; null: the store's default (threads.ts). */
+  exportThreads: number | null;
   /** Worker threads that run search_operations' searches (0: in the server's thread). */
   searchThreads: number;
   /** Bearer for GET /metrics; null: /metrics answers 404. */
@@ -81,6 +82,12 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   if (value < min || value > max)
     throw new ConfigError(name, `должно быть от ${min} до ${max}, а не ${value}`);
   return value;
+}
+
+/** An integer setting whose default depends on more than the environment (null: not set). */
+function optionalInt(env: Env, name: string, min: number, max: number): number | null {
+  const raw = env[name];
+  return raw === undefined || raw === "" ? null : int(env, name, min, min, max);
 }
 
 /** An http(s) base URL without a trailing slash. */
@@ -221,7 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy,
     publicRateLimitPerMinute: int(env, "SVC_PUBLIC_RATE_LIMIT_PER_MINUTE", 60, 1, 100_000),
     logLevel,
-    exportThreads: int(env, "SVC_EXPORT_THREADS", Math.min(2, availableParallelism()), 0, 16),
+    exportThreads: optionalInt(env, "SVC_EXPORT_THREADS", 0, 16),
     searchThreads: int(env, "SVC_SEARCH_THREADS", Math.min(2, availableParallelism()), 0, 16),
     metricsToken: metricsToken === "" ? null : metricsToken,
     backups: backupDir === "" ? null : { dir: backupDir, intervalMinutes: backupInterval, keep: backupKeep },

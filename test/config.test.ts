@@ -36,7 +36,8 @@ describe("loadConfig", () => {
       trustProxy: [],
       publicRateLimitPerMinute: 60,
       logLevel: "info",
-      exportThreads: Math.min(2, availableParallelism()),
+      // Unset: the store's default (on SQLite the cores up to 2, on PostgreSQL one per export).
+      exportThreads: null,
       searchThreads: Math.min(2, availableParallelism()),
       metricsToken: null,
       backups: null,

@@ -4,6 +4,7 @@
 // hold every other request behind it. What the threads send must be exactly what the server's own
 // thread sends, and none may be left running after a download.
 import { afterEach, describe, expect, test } from "bun:test";
+import { availableParallelism } from "node:os";
 import type { ExportThreadsOptions } from "../../src/statements/export/threads";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
 import { expectThreadsRenderTheSame, settled } from "./export-threads-support";
@@ -65,6 +66,24 @@ describe("exports on PostgreSQL rendered by worker threads", () => {
     await earlyReader.read();
     expect(threads.runningThreads).toBe(2);
     await earlyReader.cancel();
+    expect(await settled(threads)).toBe(0);
+  }, 120_000);
+
+  test("by default an export gets one thread, and two exports at a time get theirs", async () => {
+    const { t, w, url } = await appWithStatement({});
+    const threads = t.services.exportThreads;
+    const first = (await t.request("GET", `${url}?format=json`, { token: w.token })).body!.getReader();
+    await first.read();
+    expect(threads.runningThreads).toBe(1);
+    const second = (await t.request("GET", `${url}?format=csv`, { token: w.token })).body!.getReader();
+    await second.read();
+    const atOnce = Math.min(2, availableParallelism());
+    expect(threads.runningThreads).toBe(atOnce);
+    // A third while both run: rendered in the server's thread, no thread more.
+    const third = (await t.request("GET", `${url}?format=1c`, { token: w.token })).body!.getReader();
+    await third.read();
+    expect(threads.runningThreads).toBe(atOnce);
+    for (const reader of [first, second, third]) await reader.cancel();
     expect(await settled(threads)).toBe(0);
   }, 120_000);
 

@@ -15,16 +15,24 @@ import type { ExportJob, PageSource } from ".";
 import type { ExportWorkerCommand, ExportWorkerMessage, ExportWorkerStart } from "./worker";
 
 export interface ExportThreadsOptions {
-  /** Threads per export (default: the cores, at most 2; 0: every export in the server's thread). */
-  threads?: number;
+  /** Threads per export (default: on SQLite the cores, at most 2; on PostgreSQL 1; 0: every export
+   *  in the server's thread); null: the default. */
+  threads?: number | null;
   /** Statements with fewer operations are rendered in the server's thread (default: 20,000 on
    *  SQLite, 2,000 on PostgreSQL). */
   minOperations?: number;
-  /** Export threads running at once, over all exports (default: `threads`, one export's worth). */
+  /** Export threads running at once, over all exports (default: on SQLite `threads`, one export's
+   *  worth; on PostgreSQL the cores, at most 2: two exports of a thread each). */
   maxRunning?: number;
 }
 
 const MIN_OPERATIONS = { sqlite: 20_000, postgres: 2_000 } as const;
+/** On PostgreSQL an export thread spends its time waiting for round trips, and a second one per
+ *  export took CPU from everyone (the database's too) for little: beside an export and a search
+ *  loop an unrelated poll's p99 was 19-21 ms with two threads per export, 11-12 ms with one, while
+ *  the busy export took as long (1.5-1.75 s against 1.74-1.78 s; 0.84-0.97 s against 1.26-1.4 s
+ *  with the machine to itself). */
+const THREADS_PER_EXPORT = { sqlite: Math.min(2, availableParallelism()), postgres: 1 } as const;
 /** Pages a worker may have waiting unread: enough to keep it busy, little held in memory. */
 const AHEAD = 3;
 /** The worker's module (an entrypoint of the compiled binary too: see the Makefile). */
@@ -123,9 +131,12 @@ export class ExportThreads {
     private readonly logger: Logger,
     options: ExportThreadsOptions = {},
   ) {
-    this.threads = store === null ? 0 : (options.threads ?? Math.min(2, availableParallelism()));
-    this.minOperations = options.minOperations ?? MIN_OPERATIONS[store?.kind ?? "sqlite"];
-    this.maxRunning = options.maxRunning ?? this.threads;
+    const kind = store?.kind ?? "sqlite";
+    this.threads = store === null ? 0 : (options.threads ?? THREADS_PER_EXPORT[kind]);
+    this.minOperations = options.minOperations ?? MIN_OPERATIONS[kind];
+    this.maxRunning =
+      options.maxRunning ??
+      (kind === "postgres" ? Math.max(this.threads, THREADS_PER_EXPORT.sqlite) : this.threads);
   }
 
   /** Export threads running now. */
