@@ -22,7 +22,7 @@ export interface ExportThreadsOptions {
    *  SQLite, 2,000 on PostgreSQL). */
   minOperations?: number;
   /** Export threads running at once, over all exports (default: on SQLite `threads`, one export's
-   *  worth; on PostgreSQL the cores, at most 2: two exports of a thread each). */
+   *  worth; on PostgreSQL two exports' worth, on two cores or more). */
   maxRunning?: number;
 }
 
@@ -33,6 +33,9 @@ const MIN_OPERATIONS = { sqlite: 20_000, postgres: 2_000 } as const;
  *  the busy export took as long (1.5-1.75 s against 1.74-1.78 s; 0.84-0.97 s against 1.26-1.4 s
  *  with the machine to itself). */
 const THREADS_PER_EXPORT = { sqlite: Math.min(2, availableParallelism()), postgres: 1 } as const;
+/** Exports that get threads at once, by default: on SQLite one (its threads take the cores), on
+ *  PostgreSQL as many as the cores, up to 2 (a thread each). */
+const EXPORTS_WITH_THREADS = { sqlite: 1, postgres: Math.min(2, availableParallelism()) } as const;
 /** Pages a worker may have waiting unread: enough to keep it busy, little held in memory. */
 const AHEAD = 3;
 /** The worker's module (an entrypoint of the compiled binary too: see the Makefile). */
@@ -134,9 +137,7 @@ export class ExportThreads {
     const kind = store?.kind ?? "sqlite";
     this.threads = store === null ? 0 : (options.threads ?? THREADS_PER_EXPORT[kind]);
     this.minOperations = options.minOperations ?? MIN_OPERATIONS[kind];
-    this.maxRunning =
-      options.maxRunning ??
-      (kind === "postgres" ? Math.max(this.threads, THREADS_PER_EXPORT.sqlite) : this.threads);
+    this.maxRunning = options.maxRunning ?? this.threads * EXPORTS_WITH_THREADS[kind];
   }
 
   /** Export threads running now. */
