@@ -104,3 +104,10 @@ export function instantOfWallTime(wall: string, timeZone: string): Date | null {
   instant = asUtc - offset(instant);
   return new Date(instant);
 }
+
+/** The instant day `day` (YYYY-MM-DD) starts in a time zone: the end of the day before. */
+export function dayStartInZone(day: string, timeZone: string): Date {
+  const start = instantOfWallTime(`${day}T00:00:00`, timeZone);
+  if (start === null) throw new RangeError(`not a day: ${day}`);
+  return start;
+}

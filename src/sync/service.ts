@@ -4,7 +4,7 @@
 // Knows nothing of HTTP.
 import type { AuditLog } from "../audit/audit-log";
 import type { BankGateway } from "../banks/gateway";
-import { type Clock, dateInZone, newId } from "../core/clock";
+import { type Clock, dateInZone, dayStartInZone, newId } from "../core/clock";
 import { ApiError, validationError } from "../core/errors";
 import type { BankAccountRecord } from "../db/repos/accounts";
 import { isValidIsoDate, nextIsoDay, shiftIsoDay } from "../formats/dates";
@@ -14,7 +14,6 @@ import type { StatementRow } from "../statements/repository";
 import type { SyncSettingsInput, SyncView } from "./model";
 import { planPieces } from "./plan";
 import { pieceKey, runOfKey, type SyncRepository, type SyncRow } from "./repository";
-import { dayStartInZone } from "./zone";
 
 const DAY_MS = 86_400_000;
 const DEFAULT_SINCE_DAYS = 90;
@@ -226,7 +225,7 @@ export class SyncService {
         (lastWeek > row.since ? newestCovered(row.bank_account_id, lastWeek) : undefined) ??
         newestCovered(row.bank_account_id, row.since) ??
         shiftIsoDay(row.since, -1);
-      const endMs = dayStartInZone(nextIsoDay(newest), this.deps.timezone);
+      const endMs = dayStartInZone(nextIsoDay(newest), this.deps.timezone).getTime();
       return { bank_account_id: row.bank_account_id, seconds: Math.max(0, (now.getTime() - endMs) / 1000) };
     });
   }

@@ -2,6 +2,7 @@
 // Russian way, in the business time zone (SVC_TIMEZONE). One module, so that no page formats on
 // its own. Spaces inside an amount and before its sign are no-break spaces: an amount never breaks
 // across lines.
+import { dateTimeInZone, instantOfWallTime } from "../../core/clock";
 import { isoToRu, isValidIsoDate, ruToIso } from "../../formats/dates";
 import { formatRubles, parseAmountToKopecks } from "../../formats/money";
 
@@ -44,43 +45,13 @@ export function formatPeriod(from: string, to: string): string {
   return from === to ? formatDate(from) : `${formatDate(from)}${NBSP}— ${formatDate(to)}`;
 }
 
-const wallClocks = new Map<string, Intl.DateTimeFormat>();
-
-/** The calendar date and the wall clock of an instant in a time zone, as numbers. */
-function wallClock(ms: number, timeZone: string) {
-  let format = wallClocks.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-GB", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
-    wallClocks.set(timeZone, format);
-  }
-  const part: Record<string, string> = {};
-  for (const p of format.formatToParts(new Date(ms))) part[p.type] = p.value;
-  return {
-    year: part.year!,
-    month: part.month!,
-    day: part.day!,
-    hour: part.hour!,
-    minute: part.minute!,
-    second: part.second!,
-  };
-}
-
 /** An instant (ISO text) as `20.11.2026 12:00` in the business time zone; empty for none. */
 export function formatDateTime(iso: string | null | undefined, timeZone: string): string {
   if (!iso) return "";
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return iso;
-  const w = wallClock(ms, timeZone);
-  return `${w.day}.${w.month}.${w.year} ${w.hour}:${w.minute}`;
+  const wall = dateTimeInZone(new Date(ms), timeZone);
+  return `${isoToRu(wall.slice(0, 10))} ${wall.slice(11, 16)}`;
 }
 
 /** A date typed as `дд.мм.гггг` as `YYYY-MM-DD`; null unless it is a real date. */
@@ -99,26 +70,7 @@ export function parseRuDateTime(text: string, timeZone: string): string | null {
   if (!m) return null;
   const day = ruToIso(m[1]!);
   if (day === null) return null;
-  const [y, mo, d] = day.split("-").map(Number) as [number, number, number];
-  const wall = Date.UTC(y, mo - 1, d, Number(m[2] ?? 0), Number(m[3] ?? 0));
-  // The zone's offset at the guess, then again at the result (the offset may change between them).
-  let at = wall - offsetMs(wall, timeZone);
-  at = wall - offsetMs(at, timeZone);
-  return new Date(at).toISOString();
-}
-
-/** How far the time zone's wall clock is ahead of UTC at an instant. */
-function offsetMs(ms: number, timeZone: string): number {
-  const w = wallClock(ms, timeZone);
-  const asUtc = Date.UTC(
-    Number(w.year),
-    Number(w.month) - 1,
-    Number(w.day),
-    Number(w.hour),
-    Number(w.minute),
-    Number(w.second),
-  );
-  return asUtc - Math.floor(ms / 1000) * 1000;
+  return instantOfWallTime(`${day}T${m[2] ?? "00"}:${m[3] ?? "00"}:00`, timeZone)?.toISOString() ?? null;
 }
 
 /**

@@ -4,10 +4,11 @@
 import { createHash } from "node:crypto";
 import type { AccessPolicy } from "../../auth/access-policy";
 import type { Principal } from "../../auth/guard";
-import { type Clock, newId } from "../../core/clock";
+import { type Clock, dayStartInZone, newId } from "../../core/clock";
 import { ApiError, validationError } from "../../core/errors";
 import { checkedExternalId } from "../../core/text";
 import type { BankAccountRecord } from "../../db/repos/accounts";
+import { nextIsoDay } from "../../formats/dates";
 import type { StatementView } from "../model";
 import type { StatementRepository, StatementRow } from "../repository";
 import { statementView } from "../views";
@@ -228,27 +229,6 @@ export class StatementImports {
  */
 function balanceInstant(dateTo: string, today: string, now: Date, timeZone: string): string {
   if (dateTo >= today) return now.toISOString();
-  const next = new Date(Date.parse(`${dateTo}T00:00:00Z`) + 86_400_000);
-  // The zone's offset at that midnight, found from how the zone writes that UTC instant.
-  const parts = new Intl.DateTimeFormat("en-CA", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(next);
-  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const asUtc = Date.UTC(
-    part("year"),
-    part("month") - 1,
-    part("day"),
-    part("hour"),
-    part("minute"),
-    part("second"),
-  );
-  const offset = asUtc - next.getTime();
-  return new Date(next.getTime() - offset - 1000).toISOString();
+  // A second before the next day starts there.
+  return new Date(dayStartInZone(nextIsoDay(dateTo), timeZone).getTime() - 1000).toISOString();
 }
