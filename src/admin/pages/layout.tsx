@@ -3,6 +3,7 @@
 // children by itself.
 import { escapeHtml, type PropsWithChildren } from "@kitajs/html";
 import type { BankAccountView } from "../model";
+import { RU_DATE_PATTERN } from "./format";
 import type { Flash } from "./session";
 
 export type NavKey = "companies" | "accounts" | "tokens" | "oauth" | "statements" | "payments" | "audit";
@@ -77,6 +78,21 @@ export function Layout({ frame, children }: PropsWithChildren<{ frame: Frame }>)
  *  the start of a character reference; this escapes it fully. */
 export function attr(value: string | undefined): string | undefined {
   return value === undefined ? undefined : escapeHtml(value);
+}
+
+/** A date typed the Russian way (`дд.мм.гггг`, read on the server: parseRuDate), whatever the
+ *  browser's language. */
+export function RuDateInput({ name, value, required }: { name: string; value?: string; required?: boolean }) {
+  return (
+    <input
+      name={name}
+      required={required}
+      pattern={RU_DATE_PATTERN}
+      placeholder="дд.мм.гггг"
+      inputmode="numeric"
+      value={attr(value)}
+    />
+  );
 }
 
 function CsrfField({ token }: { token: string }) {

@@ -1,8 +1,8 @@
 // An account's sync in its row of the accounts page: on or off, since when, how often, the last
 // and next run, the bank's last refusal, and the form that switches and tunes it.
 import type { SyncView } from "../../../sync/model";
-import { formatDate, formatDateTime, RU_DATE_PATTERN } from "../format";
-import { attr, Badge, PostForm } from "../layout";
+import { formatDate, formatDateTime } from "../format";
+import { attr, Badge, PostForm, RuDateInput } from "../layout";
 
 /** The account's sync: its state and the bank's last refusal, and the form that switches it. */
 export function SyncCell({ sync, csrf, timeZone }: { sync: SyncView; csrf: string; timeZone: string }) {
@@ -35,13 +35,7 @@ export function SyncCell({ sync, csrf, timeZone }: { sync: SyncView; csrf: strin
           </label>
           <label>
             С даты
-            <input
-              name="since"
-              pattern={RU_DATE_PATTERN}
-              placeholder="дд.мм.гггг"
-              inputmode="numeric"
-              value={attr(formatDate(sync.since))}
-            />
+            <RuDateInput name="since" value={formatDate(sync.since)} />
           </label>
           <label>
             Интервал, минут (5–1440)

@@ -4,8 +4,8 @@ import type { OperationTotals } from "../../../db/operation-rows";
 import type { DocType, Party, StatementOperation } from "../../../formats/types";
 import type { Coverage } from "../../../statements/coverage";
 import type { BankAccountView } from "../../model";
-import { formatDate, formatMoney, formatPeriod, RU_DATE_PATTERN } from "../format";
-import { attr, ErrorBox, Layout, Options, Pager, type SignedInFrame } from "../layout";
+import { formatDate, formatMoney, formatPeriod } from "../format";
+import { attr, ErrorBox, Layout, Options, Pager, RuDateInput, type SignedInFrame } from "../layout";
 
 export type OperationFilters = Partial<
   Record<
@@ -65,25 +65,11 @@ export function OperationsPage({
         <form method="get" action={path} class="grid" id="operation-filters">
           <label>
             С даты
-            <input
-              name="date_from"
-              required
-              pattern={RU_DATE_PATTERN}
-              placeholder="дд.мм.гггг"
-              inputmode="numeric"
-              value={attr(filters.date_from)}
-            />
+            <RuDateInput name="date_from" required value={filters.date_from} />
           </label>
           <label>
             По дату (не больше 90 дней)
-            <input
-              name="date_to"
-              required
-              pattern={RU_DATE_PATTERN}
-              placeholder="дд.мм.гггг"
-              inputmode="numeric"
-              value={attr(filters.date_to)}
-            />
+            <RuDateInput name="date_to" required value={filters.date_to} />
           </label>
           <label>
             Сумма от, ₽

@@ -2,9 +2,8 @@
 import type { StatementView } from "../../../statements/service";
 import type { BankAccountView } from "../../model";
 import { STATUS_BADGE, STATUS_LABEL } from "../accounts/overview";
-import { bankName, formatDate, formatDateTime, formatPeriod, RU_DATE_PATTERN } from "../format";
+import { bankName, formatDate, formatDateTime, formatPeriod } from "../format";
 import {
-  attr,
   Badge,
   ErrorBox,
   type FormValues,
@@ -12,6 +11,7 @@ import {
   Options,
   Pager,
   PostForm,
+  RuDateInput,
   type SignedInFrame,
 } from "../layout";
 
@@ -71,25 +71,11 @@ export function StatementsPage({
             </label>
             <label>
               С даты
-              <input
-                name="date_from"
-                required
-                pattern={RU_DATE_PATTERN}
-                placeholder="дд.мм.гггг"
-                inputmode="numeric"
-                value={attr(values.date_from)}
-              />
+              <RuDateInput name="date_from" required value={values.date_from} />
             </label>
             <label>
               По дату (включительно, не больше 31 дня)
-              <input
-                name="date_to"
-                required
-                pattern={RU_DATE_PATTERN}
-                placeholder="дд.мм.гггг"
-                inputmode="numeric"
-                value={attr(values.date_to ?? formatDate(today))}
-              />
+              <RuDateInput name="date_to" required value={values.date_to ?? formatDate(today)} />
             </label>
             <div>
               <button type="submit">Заказать</button>
