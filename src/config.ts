@@ -3,6 +3,7 @@ import { parseIpRange } from "./auth/ip";
 import { TOCHKA_WEBHOOK_KEY, webhookKeyProblem } from "./banks/tochka/webhook";
 import { DEFAULT_TIMEZONE } from "./core/clock";
 import type { LogLevel } from "./core/logger";
+import { LONG_WORK_PRIORITIES, type LongWorkPriority } from "./core/thread-priority";
 
 // Configuration is read from the environment once, here, and validated at start-up.
 // Nothing else in the program reads process.env.
@@ -36,6 +37,8 @@ export interface Config {
   exportThreads: number | null;
   /** Worker threads that run search_operations' searches (0: in the server's thread). */
   searchThreads: number;
+  /** How the threads of exports and searches are scheduled beside the server's own thread. */
+  longWorkPriority: LongWorkPriority;
   /** Bearer for GET /metrics; null: /metrics answers 404. */
   metricsToken: string | null;
   /** Scheduled backups: null when SVC_BACKUP_DIR is unset. */
@@ -203,6 +206,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (rowCache !== "on" && rowCache !== "off") {
     throw new ConfigError("SVC_ROW_CACHE", `on или off, а не "${rowCache}"`);
   }
+  const longWorkPriority = str(env, "SVC_LONG_WORK_PRIORITY", "idle") as LongWorkPriority;
+  if (!LONG_WORK_PRIORITIES.includes(longWorkPriority)) {
+    throw new ConfigError("SVC_LONG_WORK_PRIORITY", `idle или normal, а не "${longWorkPriority}"`);
+  }
 
   const internalClients = str(env, "SVC_OAUTH_ALLOW_INTERNAL_CLIENTS", "off");
   if (internalClients !== "on" && internalClients !== "off") {
@@ -230,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     exportThreads: optionalInt(env, "SVC_EXPORT_THREADS", 0, 16),
     searchThreads: int(env, "SVC_SEARCH_THREADS", Math.min(2, availableParallelism()), 0, 16),
+    longWorkPriority,
     metricsToken: metricsToken === "" ? null : metricsToken,
     backups: backupDir === "" ? null : { dir: backupDir, intervalMinutes: backupInterval, keep: backupKeep },
     checkpoints,

@@ -160,6 +160,7 @@ export function buildServices(
   const exportQueries = store.exportReads;
   const exportThreads = new ExportThreads(store.workerLocation, logger, {
     threads: config.exportThreads,
+    priority: config.longWorkPriority,
     ...overrides.exportThreads,
   });
   // Imports of large files are parsed and stored by worker threads with connections of their own

@@ -10,6 +10,7 @@ import { type Config, ConfigError, decodeSecretKey } from "./config";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
 import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./core/clock";
 import { createLogger, flushStdout, type Logger } from "./core/logger";
+import { idlePriorityAvailable } from "./core/thread-priority";
 import { makePrivateParent } from "./db/sqlite/private-files";
 import { acquireServeLock, type ServeLock } from "./db/sqlite/serve-lock";
 import { openPostgresStore, openSqliteStore } from "./db/store";
@@ -238,6 +239,11 @@ async function startOn(
     version: VERSION,
     db: store.location,
   });
+  if (config.longWorkPriority === "idle" && !idlePriorityAvailable()) {
+    logger.warn("long work runs at normal priority: this system cannot schedule a thread as idle", {
+      platform: process.platform,
+    });
+  }
   if (admin) {
     const today = dateInZone(services.clock.now(), config.timezone);
     flushStdout(); // the banner follows the "listening" line

@@ -39,6 +39,7 @@ describe("loadConfig", () => {
       // Unset: the store's default (on SQLite the cores up to 2, on PostgreSQL one per export).
       exportThreads: null,
       searchThreads: Math.min(2, availableParallelism()),
+      longWorkPriority: "idle",
       metricsToken: null,
       backups: null,
       checkpoints: "internal",
@@ -81,6 +82,7 @@ describe("loadConfig", () => {
       SVC_CHECKPOINTS: "external",
       SVC_AUDIT_RETENTION_DAYS: "365",
       SVC_ROW_CACHE: "off",
+      SVC_LONG_WORK_PRIORITY: "normal",
       SVC_DATABASE_TIMEOUT_MS: "2500",
       SVC_POLL_LEASE_SECONDS: "30",
       SVC_TOCHKA_API_URL: "http://127.0.0.1:9000/uapi/",
@@ -109,6 +111,7 @@ describe("loadConfig", () => {
       logLevel: "debug",
       exportThreads: 0,
       searchThreads: 1,
+      longWorkPriority: "normal",
       metricsToken: "m".repeat(16),
       backups: { dir: "/var/backups/svc", intervalMinutes: 60, keep: 24 },
       checkpoints: "external",
@@ -215,6 +218,8 @@ describe("loadConfig", () => {
     ["SVC_AUDIT_RETENTION_DAYS", { SVC_AUDIT_RETENTION_DAYS: "a year" }],
     ["SVC_ROW_CACHE", { SVC_ROW_CACHE: "no" }],
     ["SVC_ROW_CACHE", { SVC_ROW_CACHE: "ON" }],
+    ["SVC_LONG_WORK_PRIORITY", { SVC_LONG_WORK_PRIORITY: "low" }],
+    ["SVC_LONG_WORK_PRIORITY", { SVC_LONG_WORK_PRIORITY: "Idle" }],
   ];
   for (const [variable, env] of bad) {
     test(`${JSON.stringify(env)} is a ConfigError naming ${variable}`, () => {

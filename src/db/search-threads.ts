@@ -3,13 +3,14 @@
 // PostgreSQL's work) never holds the server's thread, where every other request waits. The threads
 // start with the first search and live with the store; a search waits for a free one. An in-memory
 // database (no other connection can see it), or no threads asked for: searched in this thread.
+import type { LongWorkPriority } from "../core/thread-priority";
 import { workerEntry } from "../core/worker-entry";
 import type { StatementOperation } from "../formats/types";
 import type { OperationFilter, TotalsFilter } from "./operation-filter";
 import type { OperationTotals } from "./operation-rows";
 import { operationTotals, searchOperations } from "./operation-search";
 import { SearchBudgetExceeded, type SearchLimits } from "./search-limits";
-import type { SearchRequest, SearchWorkerMessage } from "./search-worker";
+import type { SearchRequest, SearchWorkerCommand, SearchWorkerMessage } from "./search-worker";
 import { type SqlPort, StoreUnavailable } from "./sql-port";
 import type { StoreLocation } from "./worker-connection";
 
@@ -51,6 +52,7 @@ class SearchThread {
 
   constructor(
     location: StoreLocation,
+    priority: LongWorkPriority,
     private readonly onFree: (thread: SearchThread) => void,
     private readonly onLost: (thread: SearchThread) => void,
   ) {
@@ -59,7 +61,7 @@ class SearchThread {
     this.worker.unref();
     this.worker.onmessage = (event: MessageEvent<SearchWorkerMessage>) => this.answer(event.data);
     this.worker.onerror = (event) => this.lose(new Error(`search thread failed: ${event.message}`));
-    this.worker.postMessage({ open: location });
+    this.worker.postMessage({ open: location, priority } satisfies SearchWorkerCommand);
   }
 
   run(pending: Pending): void {
@@ -100,8 +102,12 @@ function errorOf(error: { name: string; message: string }): Error {
   return new Error(`search failed: ${error.message}`);
 }
 
-/** Searches in up to `threads` worker threads reading `location`. */
-export function searchesInThreads(location: StoreLocation, threads: number): OperationSearches {
+/** Searches in up to `threads` worker threads reading `location`, scheduled at `priority`. */
+export function searchesInThreads(
+  location: StoreLocation,
+  threads: number,
+  priority: LongWorkPriority = "idle",
+): OperationSearches {
   const idle: SearchThread[] = [];
   const all = new Set<SearchThread>();
   const queue: Pending[] = [];
@@ -120,7 +126,7 @@ export function searchesInThreads(location: StoreLocation, threads: number): Ope
     if (!closed && queue.length > 0 && all.size < threads) start();
   };
   const start = () => {
-    const thread = new SearchThread(location, onFree, onLost);
+    const thread = new SearchThread(location, priority, onFree, onLost);
     all.add(thread);
     return thread;
   };

@@ -1,5 +1,6 @@
 // Runs in its own thread (see search-threads.ts): opens a read-only connection to the server's
 // database when told where it is, then runs one search or totals at a time and posts the answer.
+import { type LongWorkPriority, setThisThreadPriority } from "../core/thread-priority";
 import type { StatementOperation } from "../formats/types";
 import type { OperationFilter, TotalsFilter } from "./operation-filter";
 import type { OperationTotals } from "./operation-rows";
@@ -13,7 +14,9 @@ export type SearchRequest =
   | { kind: "search"; filter: OperationFilter; limits: SearchLimits }
   | { kind: "totals"; filter: TotalsFilter; limits: SearchLimits };
 
-export type SearchWorkerCommand = { open: StoreLocation } | { run: SearchRequest };
+export type SearchWorkerCommand =
+  | { open: StoreLocation; priority: LongWorkPriority }
+  | { run: SearchRequest };
 
 export type SearchWorkerMessage =
   | { rows: StatementOperation[] }
@@ -35,6 +38,8 @@ self.onmessage = (event: MessageEvent<SearchWorkerCommand>) => {
   const command = event.data;
   if ("open" in command) {
     location = command.open;
+    // Before the connection: its own thread (PostgreSQL's) inherits the priority.
+    setThisThreadPriority(command.priority);
     return;
   }
   let answer: SearchWorkerMessage;

@@ -9,6 +9,7 @@ import { statSync } from "node:fs";
 import type { Clock } from "../core/clock";
 import type { Logger } from "../core/logger";
 import type { RateLimiter } from "../core/rate-window";
+import type { LongWorkPriority } from "../core/thread-priority";
 import type { ExportReads } from "./export-reads";
 import { migrate, migrationState, type OpenedDatabase, openDatabase, openReadOnly } from "./open";
 import { CACHED_TABLES, PgChangeFeed } from "./pg/change-feed";
@@ -37,6 +38,8 @@ export interface StoreSettings {
   rowCache: boolean;
   /** Worker threads for search_operations (SVC_SEARCH_THREADS; 0 or none given: this thread). */
   searchThreads?: number;
+  /** How the search threads are scheduled (SVC_LONG_WORK_PRIORITY; none given: idle). */
+  longWorkPriority?: LongWorkPriority;
 }
 
 /**
@@ -125,7 +128,7 @@ function fileBytes(path: string): number {
 
 export function sqliteStore(
   database: OpenedDatabase,
-  config: Pick<StoreSettings, "dbPath" | "rowCache" | "searchThreads">,
+  config: Pick<StoreSettings, "dbPath" | "rowCache" | "searchThreads" | "longWorkPriority">,
 ): SqliteStore {
   const { sqlite } = database;
   const { dbPath } = config;
@@ -133,7 +136,7 @@ export function sqliteStore(
   const inMemory = dbPath === ":memory:";
   const readPort = sqlitePort(readDatabase);
   const workerLocation: StoreLocation | null = inMemory ? null : { kind: "sqlite", path: dbPath };
-  const searches = searchesOf(workerLocation, readPort, config.searchThreads);
+  const searches = searchesOf(workerLocation, readPort, config);
   return {
     kind: "sqlite",
     database,
@@ -227,7 +230,10 @@ export async function openPostgresStore(
  * asked of PostgreSQL until the first statement; its schema is `svc migrate`'s (or serve's) work.
  */
 export function postgresStore(
-  config: Pick<StoreSettings, "databaseUrl" | "databaseTimeoutMs" | "rowCache" | "searchThreads">,
+  config: Pick<
+    StoreSettings,
+    "databaseUrl" | "databaseTimeoutMs" | "rowCache" | "searchThreads" | "longWorkPriority"
+  >,
 ): PostgresStore {
   const url = config.databaseUrl;
   if (url === null) throw new Error("postgresStore without SVC_DATABASE_URL");
@@ -240,7 +246,7 @@ export function postgresStore(
   const port = postgresPort(client);
   const readPort = postgresPort(readClient);
   const workerLocation: StoreLocation = { kind: "postgres", url, timeoutMs };
-  const searches = searchesOf(workerLocation, readPort, config.searchThreads);
+  const searches = searchesOf(workerLocation, readPort, config);
   const size = port.prepare<{ bytes: number }, []>("SELECT pg_database_size(current_database()) AS bytes");
   return {
     kind: "postgres",
@@ -290,6 +296,13 @@ export function postgresStore(
   };
 }
 
-function searchesOf(location: StoreLocation | null, readPort: SqlPort, threads = 0): OperationSearches {
-  return location !== null && threads > 0 ? searchesInThreads(location, threads) : searchesHere(readPort);
+function searchesOf(
+  location: StoreLocation | null,
+  readPort: SqlPort,
+  config: Pick<StoreSettings, "searchThreads" | "longWorkPriority">,
+): OperationSearches {
+  const threads = config.searchThreads ?? 0;
+  return location !== null && threads > 0
+    ? searchesInThreads(location, threads, config.longWorkPriority)
+    : searchesHere(readPort);
 }

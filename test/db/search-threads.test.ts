@@ -13,6 +13,7 @@ import type { TestApp } from "../helpers/app";
 import { makeTestApp } from "../helpers/app";
 import { onPostgres } from "../helpers/pg";
 import { tempDir } from "../helpers/server";
+import { idleThreads, mainThreadNormal } from "../helpers/thread-policy";
 import { callTool, initSession, readyStatement } from "../mcp/helpers";
 
 const PERIOD = { dateFrom: "2026-10-01", dateTo: "2026-10-31" };
@@ -42,6 +43,18 @@ async function appWithMemory() {
   return { t, accountId: w.account.bank_account_id };
 }
 
+/** search_operations over the month for «оплата», 20 a page, in a session of its own. */
+async function searchMonth(t: TestApp, token: string, accountId: string) {
+  const session = await initSession(t, token);
+  return callTool(t, token, session, "search_operations", {
+    bank_account_id: accountId,
+    date_from: "2026-10-01",
+    date_to: "2026-10-31",
+    query: "оплата",
+    limit: 20,
+  });
+}
+
 function threadsOf(t: TestApp, threads: number): OperationSearches {
   const location = t.services.store.workerLocation;
   if (location === null) throw new Error("no database other connections can open");
@@ -55,14 +68,7 @@ describe("searches in worker threads", () => {
     const { t, w, accountId } = await appWithMonth();
     const store = t.services.store;
     expect(store.searches.threads).toBe(0);
-    const session = await initSession(t, w.token);
-    const r = await callTool(t, w.token, session, "search_operations", {
-      bank_account_id: accountId,
-      date_from: "2026-10-01",
-      date_to: "2026-10-31",
-      query: "оплата",
-      limit: 20,
-    });
+    const r = await searchMonth(t, w.token, accountId);
     expect(r.isError).toBe(false);
     // The page and the totals, each in a thread of its own.
     expect(store.searches.threads).toBe(2);
@@ -76,6 +82,24 @@ describe("searches in worker threads", () => {
     expect(got.operations.map((o) => o.operation_id)).toEqual(rows.slice(0, 20).map((o) => o.operation_id));
     expect(got.totals.count).toBe(totals.count);
   }, 60_000);
+
+  test.skipIf(process.platform !== "linux")(
+    "its threads give way to the server's (SCHED_IDLE), unless SVC_LONG_WORK_PRIORITY=normal",
+    async () => {
+      for (const priority of ["idle", "normal"]) {
+        const { t, w, accountId } = await appWithMonth({ SVC_LONG_WORK_PRIORITY: priority });
+        const before = idleThreads();
+        const r = await searchMonth(t, w.token, accountId);
+        expect(r.isError).toBe(false);
+        expect(t.services.store.searches.threads).toBe(2);
+        const started = idleThreads().filter((tid) => !before.includes(tid));
+        if (priority === "idle") expect(started.length).toBeGreaterThanOrEqual(2);
+        else expect(started).toEqual([]);
+        expect(mainThreadNormal()).toBe(true);
+      }
+    },
+    60_000,
+  );
 
   test("the same rows and totals as here for every kind of filter, more searches than threads at once", async () => {
     const { t, accountId } = await appWithMonth();

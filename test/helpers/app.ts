@@ -66,7 +66,7 @@ export function makeTestApp(
   let store: Store | ReturnType<typeof openDatabase>;
   if (databaseUrl) {
     // Searches in threads of their own, as a server runs them.
-    store = postgresTestStore(databaseUrl, config.rowCache, config.searchThreads);
+    store = postgresTestStore(databaseUrl, config.rowCache, config);
   } else {
     store = openDatabase(dbPath);
     migrate(store.db);

@@ -27,7 +27,7 @@ import { PgSyncClient } from "../../src/db/pg/sync-client";
 import { BankAccountRepository, CompanyRepository } from "../../src/db/repos/accounts";
 import type { CacheChanges } from "../../src/db/row-cache";
 import { type SqlPort, sqlitePort } from "../../src/db/sql-port";
-import { type PostgresStore, postgresStore } from "../../src/db/store";
+import { type PostgresStore, postgresStore, type StoreSettings } from "../../src/db/store";
 import { accountRow, companyRow } from "./rows";
 
 export const PG_MIGRATIONS = resolve(import.meta.dir, "../../migrations-pg");
@@ -89,8 +89,12 @@ export function cloneTemplate(): string {
 }
 
 /** A PostgreSQL store on a fresh database, closed and dropped by the hooks below. */
-export function postgresTestStore(url: string, rowCache: boolean, searchThreads = 0): PostgresStore {
-  const store = postgresStore({ databaseUrl: url, databaseTimeoutMs: 30_000, rowCache, searchThreads });
+export function postgresTestStore(
+  url: string,
+  rowCache: boolean,
+  threads: Pick<StoreSettings, "searchThreads" | "longWorkPriority"> = {},
+): PostgresStore {
+  const store = postgresStore({ databaseUrl: url, databaseTimeoutMs: 30_000, rowCache, ...threads });
   open.push({ store, database: new URL(url).pathname.slice(1), madeInTest: inTest });
   return store;
 }

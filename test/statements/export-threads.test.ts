@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { ExportThreadsOptions } from "../../src/statements/export/threads";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
 import { sqlInAnotherProcess, tempDir } from "../helpers/server";
+import { idleThreads, mainThreadNormal } from "../helpers/thread-policy";
 import { expectThreadsRenderTheSame, settled } from "./export-threads-support";
 
 const PATH = "/api/v1/integration/statements";
@@ -90,6 +91,30 @@ describe("exports rendered by worker threads", () => {
     expect(off.t.services.exportThreads.runningThreads).toBe(0);
     await hereReader.cancel();
   }, 60_000);
+
+  test.skipIf(process.platform !== "linux")(
+    "its threads give way to the server's (SCHED_IDLE), unless SVC_LONG_WORK_PRIORITY=normal",
+    async () => {
+      for (const priority of ["idle", "normal"]) {
+        const { t, w, url } = await appWithStatement({ minOperations: 1, threads: 2 }, 2000, {
+          SVC_LONG_WORK_PRIORITY: priority,
+        });
+        const before = idleThreads();
+        const res = await t.request("GET", `${url}?format=1c`, { token: w.token });
+        const reader = res.body!.getReader();
+        // The header is this thread's; the pages after it come from the threads.
+        for (let i = 0; i < 3; i++) await reader.read();
+        expect(t.services.exportThreads.runningThreads).toBe(2);
+        const started = idleThreads().filter((tid) => !before.includes(tid));
+        if (priority === "idle") expect(started.length).toBeGreaterThanOrEqual(2);
+        else expect(started).toEqual([]);
+        expect(mainThreadNormal()).toBe(true);
+        await reader.cancel();
+        expect(await settled(t.services.exportThreads)).toBe(0);
+      }
+    },
+    60_000,
+  );
 
   test("a reader that goes away stops the threads, and no read stays open on the database", async () => {
     const { t, w, url } = await appWithStatement({ minOperations: 1, threads: 2 }, 2000);

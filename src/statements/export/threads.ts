@@ -9,6 +9,7 @@
 // request behind it: there exports go to threads from far fewer operations.
 import { availableParallelism } from "node:os";
 import type { Logger } from "../../core/logger";
+import type { LongWorkPriority } from "../../core/thread-priority";
 import { workerEntry } from "../../core/worker-entry";
 import type { StoreLocation } from "../../db/worker-connection";
 import type { ExportJob, PageSource } from ".";
@@ -24,6 +25,8 @@ export interface ExportThreadsOptions {
   /** Export threads running at once, over all exports (default: on SQLite `threads`, one export's
    *  worth; on PostgreSQL two exports' worth, on two cores or more). */
   maxRunning?: number;
+  /** How the threads are scheduled beside the server's own (default: idle). */
+  priority?: LongWorkPriority;
 }
 
 const MIN_OPERATIONS = { sqlite: 20_000, postgres: 2_000 } as const;
@@ -124,6 +127,7 @@ export class ExportThreads {
   private readonly threads: number;
   private readonly minOperations: number;
   private readonly maxRunning: number;
+  private readonly priority: LongWorkPriority;
   private running = 0;
   private readonly exports = new Set<ExportThread[]>();
   private startedOnce = false;
@@ -138,6 +142,7 @@ export class ExportThreads {
     this.threads = store === null ? 0 : (options.threads ?? THREADS_PER_EXPORT[kind]);
     this.minOperations = options.minOperations ?? MIN_OPERATIONS[kind];
     this.maxRunning = options.maxRunning ?? this.threads * EXPORTS_WITH_THREADS[kind];
+    this.priority = options.priority ?? "idle";
   }
 
   /** Export threads running now. */
@@ -154,7 +159,11 @@ export class ExportThreads {
     // Worker i renders pages i, i + count, i + 2·count, …
     const threads = Array.from(
       { length: count },
-      (_, first) => new ExportThread({ store, job, first, stride: count, pages, ahead: AHEAD }, this.logger),
+      (_, first) =>
+        new ExportThread(
+          { store, priority: this.priority, job, first, stride: count, pages, ahead: AHEAD },
+          this.logger,
+        ),
     );
     this.running += count;
     this.exports.add(threads);

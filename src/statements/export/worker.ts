@@ -3,6 +3,7 @@
 // PostgreSQL database), and posts each page's bytes. At most `ahead` pages wait unread by the
 // server; each one read is acknowledged ("more"). Between pages no statement is open, so "stop"
 // can close the connection cleanly at any time.
+import { type LongWorkPriority, setThisThreadPriority } from "../../core/thread-priority";
 import { openWorkerConnection, type StoreLocation, type WorkerConnection } from "../../db/worker-connection";
 import { type ExportJob, type PageRenderer, pageRenderer } from ".";
 
@@ -10,6 +11,7 @@ declare const self: Worker;
 
 export interface ExportWorkerStart {
   store: StoreLocation;
+  priority: LongWorkPriority;
   job: ExportJob;
   first: number;
   stride: number;
@@ -68,6 +70,8 @@ self.onmessage = (event: MessageEvent<ExportWorkerCommand>) => {
     return;
   }
   const start = command.start;
+  // Before the connection: its own thread (PostgreSQL's) inherits the priority.
+  setThisThreadPriority(start.priority);
   try {
     // The same guarantees as the agents' connection: the database refuses writes through it.
     db = openWorkerConnection(start.store, { mode: "read" });
