@@ -3,8 +3,8 @@
 // core from them at once instead of waiting for the end of their time slice. On two cores, two
 // export threads, two search threads and the server's own thread took turns: the server's thread
 // waited for a core 300-440 ms of every second beside an export and a search loop, and an
-// unrelated poll's p99 was 8-9 ms; with the long work at SCHED_IDLE it waited 50-120 ms and the
-// poll's p99 was 4.5 ms (docs/performance.md). The long work still has every core nobody else
+// unrelated poll's p99 was 8.5-8.9 ms; with the long work at SCHED_IDLE it waited 40-90 ms and the
+// poll's p99 was 5.2-5.8 ms (docs/performance.md). The long work still has every core nobody else
 // wants; under a load that keeps every core busy it waits, which is the point.
 // Imports are left at normal priority: they hold the write lock chunk by chunk, and a holder that
 // waits for a core would hold up every writer.
