@@ -108,6 +108,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
         clientLimiter: services.clientLimiter,
         metrics: services.metrics ?? undefined,
         protocolAnswer: directbankProtocolAnswer,
+        requestArrived: () => services.requestArrivals.arrived(),
       }),
     )
     .use(

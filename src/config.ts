@@ -206,9 +206,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (rowCache !== "on" && rowCache !== "off") {
     throw new ConfigError("SVC_ROW_CACHE", `on или off, а не "${rowCache}"`);
   }
-  const longWorkPriority = str(env, "SVC_LONG_WORK_PRIORITY", "idle") as LongWorkPriority;
+  const longWorkPriority = str(env, "SVC_LONG_WORK_PRIORITY", "low") as LongWorkPriority;
   if (!LONG_WORK_PRIORITIES.includes(longWorkPriority)) {
-    throw new ConfigError("SVC_LONG_WORK_PRIORITY", `idle или normal, а не "${longWorkPriority}"`);
+    throw new ConfigError("SVC_LONG_WORK_PRIORITY", `low или normal, а не "${longWorkPriority}"`);
   }
 
   const internalClients = str(env, "SVC_OAUTH_ALLOW_INTERNAL_CLIENTS", "off");

@@ -27,6 +27,7 @@ import type { Config } from "./config";
 import { type Clock, dateInZone } from "./core/clock";
 import type { Logger } from "./core/logger";
 import type { RateLimiter } from "./core/rate-window";
+import { RequestArrivals } from "./core/request-arrivals";
 import { FleetSchedule } from "./db/fleet-schedule";
 import type { OpenedDatabase } from "./db/open";
 import { BankAccountRepository, CompanyRepository } from "./db/repos/accounts";
@@ -158,8 +159,11 @@ export function buildServices(
   const balanceRows = new RowCache<BalanceRow>(externalChanges, "balances");
   const statementRepo = new StatementRepository(port, externalChanges, { balanceRows });
   const exportQueries = store.exportReads;
+  // Counted by the HTTP core as requests arrive; export threads step aside when they see one.
+  const requestArrivals = new RequestArrivals();
   const exportThreads = new ExportThreads(store.workerLocation, logger, {
     threads: config.exportThreads,
+    arrivals: requestArrivals,
     priority: config.longWorkPriority,
     ...overrides.exportThreads,
   });
@@ -308,6 +312,7 @@ export function buildServices(
     statementRepo,
     exportQueries,
     exportThreads,
+    requestArrivals,
     importThreads,
     statements,
     poller,

@@ -10,7 +10,7 @@ import { type Config, ConfigError, decodeSecretKey } from "./config";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
 import { type Clock, dateInZone, secureRandomBytes, systemClock } from "./core/clock";
 import { createLogger, flushStdout, type Logger } from "./core/logger";
-import { idlePriorityAvailable } from "./core/thread-priority";
+import { lowPriorityAvailable } from "./core/thread-priority";
 import { makePrivateParent } from "./db/sqlite/private-files";
 import { acquireServeLock, type ServeLock } from "./db/sqlite/serve-lock";
 import { openPostgresStore, openSqliteStore } from "./db/store";
@@ -239,8 +239,8 @@ async function startOn(
     version: VERSION,
     db: store.location,
   });
-  if (config.longWorkPriority === "idle" && !idlePriorityAvailable()) {
-    logger.warn("long work runs at normal priority: this system cannot schedule a thread as idle", {
+  if (config.longWorkPriority === "low" && !lowPriorityAvailable()) {
+    logger.warn("long work runs at normal priority: this system cannot lower one thread's priority", {
       platform: process.platform,
     });
   }

@@ -39,7 +39,7 @@ describe("loadConfig", () => {
       // Unset: the store's default (on SQLite the cores up to 2, on PostgreSQL one per export).
       exportThreads: null,
       searchThreads: Math.min(2, availableParallelism()),
-      longWorkPriority: "idle",
+      longWorkPriority: "low",
       metricsToken: null,
       backups: null,
       checkpoints: "internal",
@@ -218,8 +218,8 @@ describe("loadConfig", () => {
     ["SVC_AUDIT_RETENTION_DAYS", { SVC_AUDIT_RETENTION_DAYS: "a year" }],
     ["SVC_ROW_CACHE", { SVC_ROW_CACHE: "no" }],
     ["SVC_ROW_CACHE", { SVC_ROW_CACHE: "ON" }],
-    ["SVC_LONG_WORK_PRIORITY", { SVC_LONG_WORK_PRIORITY: "low" }],
-    ["SVC_LONG_WORK_PRIORITY", { SVC_LONG_WORK_PRIORITY: "Idle" }],
+    ["SVC_LONG_WORK_PRIORITY", { SVC_LONG_WORK_PRIORITY: "idle" }],
+    ["SVC_LONG_WORK_PRIORITY", { SVC_LONG_WORK_PRIORITY: "Low" }],
   ];
   for (const [variable, env] of bad) {
     test(`${JSON.stringify(env)} is a ConfigError naming ${variable}`, () => {

@@ -106,7 +106,7 @@ function errorOf(error: { name: string; message: string }): Error {
 export function searchesInThreads(
   location: StoreLocation,
   threads: number,
-  priority: LongWorkPriority = "idle",
+  priority: LongWorkPriority = "low",
 ): OperationSearches {
   const idle: SearchThread[] = [];
   const all = new Set<SearchThread>();

@@ -38,7 +38,7 @@ export interface StoreSettings {
   rowCache: boolean;
   /** Worker threads for search_operations (SVC_SEARCH_THREADS; 0 or none given: this thread). */
   searchThreads?: number;
-  /** How the search threads are scheduled (SVC_LONG_WORK_PRIORITY; none given: idle). */
+  /** How the search threads are scheduled (SVC_LONG_WORK_PRIORITY; none given: low). */
   longWorkPriority?: LongWorkPriority;
 }
 

@@ -28,12 +28,16 @@ export interface HttpCoreDeps {
   /** Counts per client address (SVC_PUBLIC_RATE_LIMIT_PER_MINUTE). */
   clientLimiter: AddressLimiter;
   metrics?: Pick<Metrics, "httpRequest">;
+  /** Told of every request as it arrives (threads of long work step aside when one comes). */
+  requestArrived?: () => void;
   /** See ErrorEnvelopeDeps.protocolAnswer. */
   protocolAnswer?: (request: Request, error: ApiError) => Response | null;
 }
 
 export function httpCore(deps: HttpCoreDeps) {
+  const requestArrived = deps.requestArrived;
   return new Elysia({ name: "http-core" })
+    .onRequest(() => requestArrived?.())
     .use(requestIdPlugin())
     .use(clientIpPlugin(deps))
     .use(bodyParsing(deps.bodyPolicies))

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { ExportThreadsOptions } from "../../src/statements/export/threads";
 import { json, makeTestApp, type TestApp } from "../helpers/app";
 import { sqlInAnotherProcess, tempDir } from "../helpers/server";
-import { idleThreads, mainThreadNormal } from "../helpers/thread-policy";
+import { lowThreads, mainThreadNormal } from "../helpers/thread-policy";
 import { expectThreadsRenderTheSame, settled } from "./export-threads-support";
 
 const PATH = "/api/v1/integration/statements";
@@ -93,21 +93,27 @@ describe("exports rendered by worker threads", () => {
   }, 60_000);
 
   test.skipIf(process.platform !== "linux")(
-    "its threads give way to the server's (SCHED_IDLE), unless SVC_LONG_WORK_PRIORITY=normal",
+    "its threads give way (nicer by 10) once another request arrives, unless SVC_LONG_WORK_PRIORITY=normal",
     async () => {
-      for (const priority of ["idle", "normal"]) {
+      // Normal first: no thread of an earlier low export is left to start threads of its own.
+      for (const priority of ["normal", "low"]) {
         const { t, w, url } = await appWithStatement({ minOperations: 1, threads: 2 }, 2000, {
           SVC_LONG_WORK_PRIORITY: priority,
         });
-        const before = idleThreads();
+        const before = lowThreads();
         const res = await t.request("GET", `${url}?format=1c`, { token: w.token });
         const reader = res.body!.getReader();
         // The header is this thread's; the pages after it come from the threads.
         for (let i = 0; i < 3; i++) await reader.read();
         expect(t.services.exportThreads.runningThreads).toBe(2);
-        const started = idleThreads().filter((tid) => !before.includes(tid));
-        if (priority === "idle") expect(started.length).toBeGreaterThanOrEqual(2);
-        else expect(started).toEqual([]);
+        const started = () => lowThreads().filter((tid) => !before.includes(tid));
+        // Alone, the download's threads keep the server's priority.
+        expect(started()).toEqual([]);
+        // Somebody else's request: from their next page on they give way (at normal, never).
+        expect((await t.request("GET", "/healthz")).status).toBe(200);
+        for (let i = 0; i < 40 && started().length < 2; i++) await reader.read();
+        if (priority === "low") expect(started().length).toBeGreaterThanOrEqual(2);
+        else expect(started()).toEqual([]);
         expect(mainThreadNormal()).toBe(true);
         await reader.cancel();
         expect(await settled(t.services.exportThreads)).toBe(0);

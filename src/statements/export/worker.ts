@@ -3,6 +3,7 @@
 // PostgreSQL database), and posts each page's bytes. At most `ahead` pages wait unread by the
 // server; each one read is acknowledged ("more"). Between pages no statement is open, so "stop"
 // can close the connection cleanly at any time.
+import { RequestArrivals } from "../../core/request-arrivals";
 import { type LongWorkPriority, setThisThreadPriority } from "../../core/thread-priority";
 import { openWorkerConnection, type StoreLocation, type WorkerConnection } from "../../db/worker-connection";
 import { type ExportJob, type PageRenderer, pageRenderer } from ".";
@@ -12,6 +13,12 @@ declare const self: Worker;
 export interface ExportWorkerStart {
   store: StoreLocation;
   priority: LongWorkPriority;
+  /**
+   * At `low`: the server's count of requests and its value when the export began. The thread
+   * renders at normal priority until another request arrives, then at `low`; null: at `low` from
+   * the start.
+   */
+  arrivals: { buffer: SharedArrayBuffer; atStart: number } | null;
   job: ExportJob;
   first: number;
   stride: number;
@@ -29,6 +36,8 @@ let next = 0;
 let stride = 1;
 let pages = 0;
 let credit = 0;
+/** Set while the thread waits for another request before it lowers its priority. */
+let lowerOnArrival: { arrivals: RequestArrivals; atStart: number } | null = null;
 
 function close(): void {
   render = null;
@@ -38,6 +47,10 @@ function close(): void {
 
 function pump(): void {
   while (render && credit > 0 && next < pages) {
+    if (lowerOnArrival && lowerOnArrival.arrivals.seen() !== lowerOnArrival.atStart) {
+      lowerOnArrival = null;
+      setThisThreadPriority("low");
+    }
     let bytes: Uint8Array;
     try {
       bytes = render(next);
@@ -70,8 +83,13 @@ self.onmessage = (event: MessageEvent<ExportWorkerCommand>) => {
     return;
   }
   const start = command.start;
-  // Before the connection: its own thread (PostgreSQL's) inherits the priority.
-  setThisThreadPriority(start.priority);
+  if (start.priority === "low" && start.arrivals) {
+    const arrivals = new RequestArrivals(start.arrivals.buffer);
+    lowerOnArrival = { arrivals, atStart: start.arrivals.atStart };
+  } else {
+    // Before the connection: its own thread (PostgreSQL's) inherits the priority.
+    setThisThreadPriority(start.priority);
+  }
   try {
     // The same guarantees as the agents' connection: the database refuses writes through it.
     db = openWorkerConnection(start.store, { mode: "read" });
