@@ -32,8 +32,8 @@ export interface Config {
    *  need no token (OAuth, the well-known documents, the admin sign-in), and refused bearers. */
   publicRateLimitPerMinute: number;
   logLevel: LogLevel;
-  /** Worker threads per large statement export; 0 renders every export in the server's thread. */
-  /** Threads per large export; null: the store's default (threads.ts). */
+  /** Worker threads per large statement export (0: every export in the server's thread); null:
+   *  the store's default (statements/export/threads.ts). */
   exportThreads: number | null;
   /** Worker threads that run search_operations' searches (0: in the server's thread). */
   searchThreads: number;

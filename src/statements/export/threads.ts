@@ -155,7 +155,7 @@ export class ExportThreads {
     this.minOperations = options.minOperations ?? MIN_OPERATIONS[kind];
     this.maxRunning = options.maxRunning ?? this.threads * EXPORTS_WITH_THREADS[kind];
     this.priority = options.priority ?? "low";
-    this.arrivals = LOWER_ON_ARRIVAL[kind] ? (options.arrivals ?? null) : null;
+    this.arrivals = this.priority === "low" && LOWER_ON_ARRIVAL[kind] ? (options.arrivals ?? null) : null;
   }
 
   /** Export threads running now. */

@@ -14,9 +14,9 @@ export interface ExportWorkerStart {
   store: StoreLocation;
   priority: LongWorkPriority;
   /**
-   * At `low`: the server's count of requests and its value when the export began. The thread
-   * renders at normal priority until another request arrives, then at `low`; null: at `low` from
-   * the start.
+   * Given at `low` only: the server's count of requests and its value when the export began. The
+   * thread renders at normal priority until another request arrives, then at `low`; null: at
+   * `priority` from the start.
    */
   arrivals: { buffer: SharedArrayBuffer; atStart: number } | null;
   job: ExportJob;
@@ -83,9 +83,11 @@ self.onmessage = (event: MessageEvent<ExportWorkerCommand>) => {
     return;
   }
   const start = command.start;
-  if (start.priority === "low" && start.arrivals) {
-    const arrivals = new RequestArrivals(start.arrivals.buffer);
-    lowerOnArrival = { arrivals, atStart: start.arrivals.atStart };
+  if (start.arrivals) {
+    lowerOnArrival = {
+      arrivals: new RequestArrivals(start.arrivals.buffer),
+      atStart: start.arrivals.atStart,
+    };
   } else {
     // Before the connection: its own thread (PostgreSQL's) inherits the priority.
     setThisThreadPriority(start.priority);
